@@ -1,0 +1,101 @@
+"""The corpus model: a stream of aligned segments, each with a text per language and optional gold words.
+
+Data flow: corpus -> segments -> tokenizer adapter -> per-segment counts -> metrics -> cost -> report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One aligned unit: ``texts[lang]`` is NFC text, ``words[lang]`` the gold words where known."""
+
+    id: str
+    texts: dict[str, str]
+    words: dict[str, list[str]] = field(default_factory=dict)
+
+
+def nfc(text: str) -> str:
+    """NFC-normalise (all counts are on NFC text: ``chars`` are its code points)."""
+    return unicodedata.normalize("NFC", text)
+
+
+@dataclass
+class Corpus:
+    """A named, re-iterable stream of segments.
+
+    ``factory`` returns a fresh iterator each time, so a corpus can be read twice without holding it
+    in memory. ``sources`` are the files read (hashed for the signature) and ``meta`` the loader options.
+    """
+
+    name: str
+    languages: list[str]
+    factory: Callable[[], Iterable[Segment]]
+    sources: list[Path] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+    gold_words: frozenset[str] = frozenset()
+
+    def __iter__(self) -> Iterator[Segment]:
+        return iter(self.factory())
+
+    def fingerprint(self) -> str:
+        """sha256 over the loader name, its options and the bytes of every source file (streamed)."""
+        h = hashlib.sha256()
+        h.update(repr(sorted((k, str(v)) for k, v in self.meta.items())).encode())
+        for p in sorted(self.sources):
+            h.update(p.name.encode())
+            with open(p, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+        return h.hexdigest()
+
+    def select(self, languages: list[str]) -> Corpus:
+        """A view restricted to ``languages`` (error when one is absent)."""
+        from .errors import TokstatError
+
+        missing = [lang for lang in languages if lang not in self.languages]
+        if missing:
+            raise TokstatError(f"language(s) {', '.join(missing)} not in corpus {self.name}",
+                               fix=f"choose from {', '.join(self.languages)}")
+        parent = self.factory
+
+        def gen():
+            for s in parent():
+                yield Segment(s.id, {k: v for k, v in s.texts.items() if k in languages},
+                              {k: v for k, v in s.words.items() if k in languages})
+
+        return Corpus(self.name, list(languages), gen, self.sources, self.meta,
+                      frozenset(self.gold_words & set(languages)))
+
+
+@dataclass
+class CorpusInfo:
+    """Per-language totals for ``tokstat corpus info``."""
+
+    name: str
+    segments: int
+    per_language: dict[str, dict[str, int]]
+
+
+def corpus_info(corpus: Corpus) -> CorpusInfo:
+    """Count segments, non-empty segments, empty segments, characters and bytes per language."""
+    per = {lang: {"segments": 0, "empty": 0, "chars": 0, "bytes": 0} for lang in corpus.languages}
+    n = 0
+    for seg in corpus:
+        n += 1
+        for lang in corpus.languages:
+            t = seg.texts.get(lang, "")
+            d = per[lang]
+            if t.strip():
+                d["segments"] += 1
+                d["chars"] += len(t)
+                d["bytes"] += len(t.encode("utf-8"))
+            else:
+                d["empty"] += 1
+    return CorpusInfo(corpus.name, n, per)

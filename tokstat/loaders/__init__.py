@@ -1,0 +1,121 @@
+"""Corpus spec strings -> loaders. ``load_corpus("sample")``, ``load_corpus("data/en-zh.tmx")``,
+``load_corpus("hf:openlanguagedata/flores_plus")``, ``load_corpus("flores")`` (a manifest)."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from ..corpus import Corpus
+from ..errors import TokstatError
+from .conllu import load_conllu
+from .gettext import load_gettext
+from .hf import load_hf
+from .table import load_delimited, load_polars
+from .textdir import load_textdir
+from .tmx import load_tmx
+
+__all__ = ["load_corpus", "corpora_dir", "manifests", "BUNDLED"]
+
+BUNDLED = {"sample": "sample-zh-en", "sample-zh-en": "sample-zh-en"}
+
+
+def corpora_dir() -> Path:
+    """The bundled ``corpora/`` folder: inside the wheel (``tokstat/_corpora``) or the source checkout."""
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here / "_corpora", here.parent / "corpora"):
+        if cand.is_dir():
+            return cand
+    raise TokstatError("bundled corpora not found", fix="reinstall tokstat (pip install -e .)")
+
+
+def manifests() -> dict[str, dict]:
+    """Manifests of public corpora (``corpora/*.toml``), by name."""
+    out = {}
+    for p in sorted(corpora_dir().glob("*.toml")):
+        with open(p, "rb") as f:
+            m = tomllib.load(f)
+        m["_file"] = p
+        out[m["name"]] = m
+    return out
+
+
+def _from_manifest(m: dict, **opts) -> Corpus:
+    if m["loader"] == "hf":
+        c = load_hf(m["path"], config=m.get("config"), split=opts.get("split") or m.get("split", "train"),
+                       columns=m.get("columns"), configs=m.get("configs"),
+                       text_column=m.get("text_column", "text"), id_column=m.get("id_column"),
+                       name=m["name"])
+        inner = c.factory
+
+        def gen():
+            try:
+                yield from inner()
+            except TokstatError as e:
+                raise TokstatError(f"{e.message} [manifest {m['_file'].name}]", path=m["_file"],
+                                   fix="run where the Hugging Face hub is reachable, or download the "
+                                       f"data ({m.get('url')}) and pass its path") from None
+
+        c.factory = gen
+        return c
+    # local: the first candidate path that exists (relative to the working directory or $TOKSTAT_DATA)
+    roots = [Path.cwd()] + ([Path(os.environ["TOKSTAT_DATA"])] if os.environ.get("TOKSTAT_DATA") else [])
+    for cand in m.get("candidates", []):
+        for root in roots:
+            p = root / cand
+            if p.exists():
+                c = load_corpus(str(p), **opts)
+                c.name = m["name"]
+                return c
+    raise TokstatError(f"corpus {m['name']!r} is not on this machine", path=m["_file"],
+                       fix=f"download it ({m.get('url', 'see the manifest')}) and pass its path, "
+                           "or set TOKSTAT_DATA to the folder holding it")
+
+
+def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] | None = None,
+                split: str | None = None, encoding_errors: str = "strict",
+                langmap: dict[str, str] | None = None, source_lang: str = "en") -> Corpus:
+    """Resolve a corpus spec string (see README, "Corpora") to a :class:`~tokstat.corpus.Corpus`."""
+    spec = str(spec)
+    if spec in BUNDLED:
+        c = load_delimited(corpora_dir() / BUNDLED[spec] / "sample.tsv", encoding_errors=encoding_errors)
+        c.name = BUNDLED[spec]
+        return c
+    if spec.startswith("hf:"):
+        ident, _, config = spec[3:].partition(":")
+        cols = columns if isinstance(columns, dict) else None
+        if columns and not cols:
+            raise TokstatError("for hf: corpora give columns as lang=COLUMN", fix="--columns en=text_en,zh=text_zh")
+        return load_hf(ident, config=config or None, split=split or "train", columns=cols)
+    p = Path(spec)
+    if not p.exists():
+        ms = manifests()
+        if spec in ms:
+            return _from_manifest(ms[spec], split=split)
+        raise TokstatError(f"no corpus {spec!r}: not a file, folder, bundled name or manifest",
+                           fix=f"pass a path, hf:ID, or one of: {', '.join([*BUNDLED, *ms])}")
+    collist = columns if isinstance(columns, list) else None
+    if p.is_dir():
+        conllu = sorted(p.glob("*.conllu")) or sorted(p.glob("*/*.conllu"))
+        if conllu:
+            return load_conllu(conllu)
+        cats = sorted(p.glob("*.po")) + sorted(p.glob("*.mo")) + sorted(p.glob("*/LC_MESSAGES/*.mo"))
+        if cats:
+            return load_gettext(cats, source_lang=source_lang)
+        if (p / "dataset_info.json").exists() or (p / "dataset_dict.json").exists() or (p / "state.json").exists():
+            return load_hf(str(p), split=split or "train", columns=columns if isinstance(columns, dict) else None)
+        return load_textdir(p, langmap=langmap, encoding_errors=encoding_errors)
+    suf = p.suffix.lower()
+    if suf in (".tsv", ".csv", ".txt"):
+        return load_delimited(p, columns=collist, encoding_errors=encoding_errors)
+    if suf in (".jsonl", ".ndjson", ".parquet"):
+        return load_polars(p, columns=collist)
+    if suf == ".tmx":
+        return load_tmx(p)
+    if suf == ".conllu":
+        return load_conllu([p])
+    if suf in (".po", ".mo"):
+        return load_gettext([p], source_lang=source_lang)
+    raise TokstatError(f"unknown corpus format {suf or '(no suffix)'!r}", path=p,
+                       fix="use .txt/.tsv/.csv/.jsonl/.parquet/.tmx/.conllu/.po/.mo or a folder")

@@ -1,0 +1,149 @@
+"""Tables with one column per language: TSV/CSV (incl. Tatoeba ``cmn.txt``), JSONL and Parquet."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import polars as pl
+
+from ..corpus import Corpus, Segment, nfc
+from ..errors import TokstatError
+from ..langs import normalize_lang
+from .textio import read_lines
+
+ID_NAMES = {"id", "sent_id", "segment_id", "seg_id"}
+SKIP = {"_", "-", ""}
+
+
+def _lang_columns(names: list[str], path: Path, columns: list[str] | None) -> tuple[dict[str, str], str | None]:
+    """Return ``{lang: column}`` and the id column. Explicit ``columns`` name the language of each
+    column in order (``_`` skips one); otherwise the header names are language codes."""
+    id_col = next((c for c in names if c.lower() in ID_NAMES), None)
+    if columns is not None:
+        if len(columns) > len(names):
+            raise TokstatError(f"--columns names {len(columns)} columns but the file has {len(names)}",
+                               path=path, fix="give one language code (or _) per column")
+        return ({normalize_lang(c, source=path): names[i] for i, c in enumerate(columns) if c not in SKIP},
+                id_col)
+    out = {}
+    for c in names:
+        if c == id_col:
+            continue
+        try:
+            out[normalize_lang(c, source=path)] = c
+        except TokstatError:
+            continue  # a non-language column (domain, attribution, ...) is ignored
+    if not out:
+        raise TokstatError(f"no column is named by a language code (columns: {', '.join(names)})", path=path,
+                           fix="name the columns en, zh, ... or pass --columns en,zh,_")
+    return out, id_col
+
+
+def _is_tatoeba(path: Path) -> bool:
+    if path.suffix != ".txt":
+        return False
+    for _, line in read_lines(path):
+        cells = line.split("\t")
+        return len(cells) == 3 and cells[2].startswith("CC-BY")
+    return False
+
+
+def load_delimited(path: Path, *, columns: list[str] | None = None, header: bool | None = None,
+                   encoding_errors: str = "strict") -> Corpus:
+    """TSV (``.tsv``, ``.txt``: tab, no quoting) or CSV (``.csv``: RFC 4180 quoting).
+
+    Tatoeba/manythings exports (``cmn.txt``: English, translation, attribution; no header) are
+    recognised: the second column's language is the file stem (``cmn`` -> ``zh``).
+    """
+    if not path.exists():
+        raise TokstatError("file not found", path=path, fix="check the path")
+    delim = "," if path.suffix == ".csv" else "\t"
+    tatoeba = columns is None and header is None and _is_tatoeba(path)
+    if tatoeba:
+        columns, header = ["en", path.stem, "_"], False
+
+    def rows():
+        lines = (t for _, t in read_lines(path, errors=encoding_errors))
+        if delim == ",":
+            yield from csv.reader(lines)
+        else:
+            for t in lines:
+                yield t.split("\t")
+
+    first = next(rows(), None)
+    if first is None:
+        raise TokstatError("empty file", path=path, fix="add a header line and rows")
+    if header is None:
+        header = columns is None
+    names = first if header else [str(i) for i in range(len(first))]
+    mapping, id_col = _lang_columns(names, path, columns)
+    idx = {lang: names.index(c) for lang, c in mapping.items()}
+    id_i = names.index(id_col) if id_col else None
+
+    def gen():
+        it = rows()
+        if header:
+            next(it)
+        line0 = 2 if header else 1
+        for n, cells in enumerate(it):
+            if len(cells) < len(names):
+                raise TokstatError(f"row has {len(cells)} fields, expected {len(names)}", path=path,
+                                   line=line0 + n, fix="check for a missing tab/comma or a stray newline")
+            sid = cells[id_i] if id_i is not None else str(n + 1)
+            yield Segment(sid, {lang: nfc(cells[i]) for lang, i in idx.items()})
+
+    return Corpus(path.stem, list(mapping), gen, [path],
+                  {"loader": "tatoeba" if tatoeba else "table", "columns": columns})
+
+
+def _first_bad_json_line(path: Path) -> int | None:
+    for no, line in read_lines(path):
+        if line.strip():
+            try:
+                json.loads(line)
+            except json.JSONDecodeError:
+                return no
+    return None
+
+
+def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int = 50_000) -> Corpus:
+    """JSONL (``.jsonl``/``.ndjson``) or Parquet, streamed in batches with polars."""
+    if not path.exists():
+        raise TokstatError("file not found", path=path, fix="check the path")
+    is_parquet = path.suffix == ".parquet"
+
+    def scan():
+        return pl.scan_parquet(path) if is_parquet else pl.scan_ndjson(path, infer_schema_length=1000)
+
+    try:
+        names = scan().collect_schema().names()
+    except Exception as e:  # polars raises ComputeError on malformed input
+        if not is_parquet:
+            read_lines(path).__next__()  # surfaces a UTF-8 error with its line
+            bad = _first_bad_json_line(path)
+            raise TokstatError(f"malformed JSON ({str(e).splitlines()[0]})", path=path, line=bad,
+                               fix="make every line one JSON object") from None
+        raise TokstatError(f"cannot read Parquet file ({str(e).splitlines()[0]})", path=path,
+                           fix="check that the file is complete Parquet") from None
+    mapping, id_col = _lang_columns(names, path, columns)
+    sel = list(mapping.values()) + ([id_col] if id_col else [])
+
+    def gen():
+        n = 0
+        try:
+            batches = scan().select(sel).collect_batches(chunk_size=batch_size)
+            for df in batches:
+                cols = {lang: df.get_column(c).to_list() for lang, c in mapping.items()}
+                ids = df.get_column(id_col).cast(pl.String).to_list() if id_col else None
+                for i in range(df.height):
+                    n += 1
+                    yield Segment(ids[i] if ids else str(n),
+                                  {lang: nfc(cols[lang][i] or "") for lang in mapping})
+        except pl.exceptions.PolarsError as e:
+            bad = None if is_parquet else _first_bad_json_line(path)
+            raise TokstatError(f"cannot read rows ({str(e).splitlines()[0]})", path=path, line=bad,
+                               fix="check the file's format") from None
+
+    return Corpus(path.stem, list(mapping), gen, [path], {"loader": "polars", "columns": columns})

@@ -1,0 +1,66 @@
+"""A directory of one file per language, aligned by line (``en.txt``, ``zh.txt``; FLORES ``eng_Latn.dev``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..corpus import Corpus, Segment, nfc
+from ..errors import TokstatError
+from ..langs import normalize_lang
+from .textio import read_lines
+
+SUFFIXES = {".txt", ".dev", ".devtest", ".test", ".train", ""}
+
+
+def language_files(directory: Path, langmap: dict[str, str] | None = None) -> dict[str, Path]:
+    """Map language code -> file: the file stem is the language (``eng_Latn.dev`` -> ``en``).
+
+    ``langmap`` overrides the code for a stem, e.g. ``{"cmn": "zh-Hant"}``.
+    """
+    files: dict[str, Path] = {}
+    for p in sorted(directory.iterdir()):
+        if not p.is_file() or p.name.startswith(".") or p.suffix not in SUFFIXES or p.name.lower() == "readme":
+            continue
+        stem = p.name.split(".")[0]
+        lang = (langmap or {}).get(stem) or normalize_lang(stem, source=p)
+        if lang in files:
+            raise TokstatError(f"two files for language {lang}: {files[lang].name} and {p.name}",
+                               path=directory, fix="keep one file per language")
+        files[lang] = p
+    if not files:
+        raise TokstatError("no language files found", path=directory,
+                           fix="name files by language code, e.g. en.txt and zh.txt")
+    return files
+
+
+def load_textdir(directory: Path, *, langmap: dict[str, str] | None = None,
+                 encoding_errors: str = "strict") -> Corpus:
+    """Load line-aligned files; unequal line counts raise an error naming both counts."""
+    files = language_files(directory, langmap)
+    langs = list(files)
+
+    def gen():
+        iters = {lang: read_lines(p, errors=encoding_errors) for lang, p in files.items()}
+        n = 0
+        while True:
+            row, ended = {}, []
+            for lang, it in iters.items():
+                item = next(it, None)
+                if item is None:
+                    ended.append(lang)
+                else:
+                    row[lang] = item[1]
+            if ended and len(ended) < len(langs):
+                counts = {lang: n + (0 if lang in ended else 1 + sum(1 for _ in iters[lang]))
+                          for lang in langs}
+                short, long_ = min(counts, key=counts.get), max(counts, key=counts.get)
+                raise TokstatError(
+                    f"files have different line counts: {files[short].name} has {counts[short]}, "
+                    f"{files[long_].name} has {counts[long_]}", path=files[short],
+                    fix="make every language file hold one aligned segment per line")
+            if ended:
+                return
+            n += 1
+            yield Segment(str(n), {lang: nfc(t) for lang, t in row.items()})
+
+    return Corpus(directory.name, langs, gen, list(files.values()), {"loader": "textdir"})

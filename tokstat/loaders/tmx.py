@@ -1,0 +1,76 @@
+"""TMX translation memories, streamed with the standard library's ``iterparse``."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from ..corpus import Corpus, Segment, nfc
+from ..errors import TokstatError
+from ..langs import normalize_lang
+from .textio import check_utf8_file
+
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+#: inline elements whose content is native markup, not translatable text (TMX 1.4b section 3.4)
+CODE_TAGS = {"bpt", "ept", "ph", "it", "ut"}
+
+
+def seg_text(seg: ET.Element) -> str:
+    """Text of a ``<seg>``, keeping ``<hi>``/``<sub>`` text and dropping native codes.
+
+    >>> seg_text(ET.fromstring('<seg>Press <bpt i="1">&lt;b&gt;</bpt>OK<ept i="1">&lt;/b&gt;</ept>.</seg>'))
+    'Press OK.'
+    """
+    parts = [seg.text or ""]
+    for child in seg:
+        if child.tag not in CODE_TAGS:
+            parts.append(seg_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _langs_and_count(path: Path) -> list[str]:
+    langs: list[str] = []
+    for _, el in _iter_tu(path):
+        for tuv in el.iter("tuv"):
+            lang = tuv.get(XML_LANG) or tuv.get("lang")
+            if lang:
+                code = normalize_lang(lang, source=path)
+                if code not in langs:
+                    langs.append(code)
+        el.clear()
+    return langs
+
+
+def _iter_tu(path: Path):
+    if not path.exists():
+        raise TokstatError("file not found", path=path, fix="check the path")
+    try:
+        for event, el in ET.iterparse(path, events=("end",)):
+            if el.tag == "tu":
+                yield event, el
+    except ET.ParseError as e:
+        if "not well-formed" in str(e) or "encoding" in str(e):
+            check_utf8_file(path)
+        line = e.position[0] if e.position else None
+        raise TokstatError(f"malformed TMX: {e.msg if hasattr(e, 'msg') else e}", path=path, line=line,
+                           fix="repair the XML (every <tu> closed, & written as &amp;)") from None
+
+
+def load_tmx(path: Path) -> Corpus:
+    """One segment per ``<tu>``; ``tuid`` is the id when present. Languages are those of the ``<tuv>``s."""
+    langs = _langs_and_count(path)
+    if not langs:
+        raise TokstatError("no <tu> with <tuv xml:lang=...> found", path=path, fix="check that this is TMX")
+
+    def gen():
+        for n, (_, tu) in enumerate(_iter_tu(path), 1):
+            texts = {}
+            for tuv in tu.iter("tuv"):
+                lang = normalize_lang(tuv.get(XML_LANG) or tuv.get("lang") or "", source=path)
+                seg = tuv.find("seg")
+                texts[lang] = nfc(seg_text(seg) if seg is not None else "")
+            yield Segment(tu.get("tuid") or str(n), texts)
+            tu.clear()
+
+    return Corpus(path.stem, langs, gen, [path], {"loader": "tmx"})

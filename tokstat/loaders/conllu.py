@@ -83,9 +83,8 @@ def conllu_language(path: Path) -> str:
 
 
 def load_conllu(paths: list[Path]) -> Corpus:
-    """Align files (one per language) by ``sent_id``; keep the sentences present in the first file.
-
-    Sentences missing from another language get an empty text there (counted, not dropped).
+    """Align files (one per language) by ``sent_id``; a sentence missing from a language gets an empty
+    text there (counted as empty, not dropped).
     """
     by_lang: dict[str, Path] = {}
     for p in sorted(paths):
@@ -101,12 +100,23 @@ def load_conllu(paths: list[Path]) -> Corpus:
         first, rest = langs[0], langs[1:]
         # Treebanks are small (PUD: 1000 sentences); the other languages are indexed by sent_id.
         index = {lang: {sid: (t, w) for sid, t, w in parse_conllu(by_lang[lang])} for lang in rest}
-        for sid, text, words in parse_conllu(by_lang[first]):
+        seen = set()
+
+        def segment(sid, text, words):
             texts, gold = {first: nfc(text)}, {first: [nfc(w) for w in words]}
             for lang in rest:
                 t, w = index[lang].get(sid, ("", []))
                 texts[lang], gold[lang] = nfc(t), [nfc(x) for x in w]
-            yield Segment(sid, texts, gold)
+            return Segment(sid, texts, gold)
+
+        for sid, text, words in parse_conllu(by_lang[first]):
+            seen.add(sid)
+            yield segment(sid, text, words)
+        for lang in rest:  # sentences absent from the first file: empty there (counted, not dropped)
+            for sid in index[lang]:
+                if sid not in seen:
+                    seen.add(sid)
+                    yield segment(sid, "", [])
 
     name = "-".join(sorted({p.parent.name for p in by_lang.values()})) if len(by_lang) < 3 else \
         (next(iter(by_lang.values())).parent.parent.name or "conllu")

@@ -1,0 +1,54 @@
+"""Tokenizer spec strings -> adapters (a registry of constructors, as in tiktoken).
+
+``tiktoken:cl100k_base``, ``tiktoken:PATH?pattern=llama3``, ``hf:PATH/tokenizer.json``, ``hf:ORG/NAME``,
+``wordpiece:PATH/vocab.txt?lowercase=true``, ``spm:PATH.model``, ``train:bpe:8000``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import TokstatError
+from .base import Adapter, Encoded
+from .hf import load_hf, load_wordpiece
+from .spm import load_spm
+from .tiktoken_ import load_tiktoken
+
+__all__ = ["Adapter", "Encoded", "load_tokenizer", "parse_spec", "CONSTRUCTORS"]
+
+CONSTRUCTORS: dict[str, Callable[[str, dict[str, str]], Adapter]] = {
+    "tiktoken": load_tiktoken,
+    "hf": load_hf,
+    "wordpiece": load_wordpiece,
+    "spm": load_spm,
+}
+FORMS = "tiktoken:NAME|PATH, hf:PATH/tokenizer.json|ORG/NAME, wordpiece:PATH/vocab.txt, spm:PATH.model, train:ALGO:SIZE"
+
+
+def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """``"wordpiece:v.txt?lowercase=true"`` -> ``("wordpiece", "v.txt", {"lowercase": "true"})``."""
+    kind, sep, rest = spec.partition(":")
+    if not sep or not rest:
+        raise TokstatError(f"tokenizer spec {spec!r} has no kind", fix=f"write one of: {FORMS}")
+    target, _, query = rest.partition("?")
+    opts = {}
+    for kv in filter(None, query.split("&")):
+        k, eq, v = kv.partition("=")
+        if not eq:
+            raise TokstatError(f"option {kv!r} in {spec!r} is not key=value", fix="write ?key=value&key=value")
+        opts[k] = v
+    return kind, target, opts
+
+
+def load_tokenizer(spec: str | Adapter, corpus=None) -> Adapter:
+    """Build the adapter for ``spec``. ``train:`` specs need the ``corpus`` to train on."""
+    if isinstance(spec, Adapter):
+        return spec
+    kind, target, opts = parse_spec(spec)
+    if kind == "train":
+        from ..train import train_from_spec
+
+        return train_from_spec(target, opts, corpus)
+    if kind not in CONSTRUCTORS:
+        raise TokstatError(f"unknown tokenizer kind {kind!r} in {spec!r}", fix=f"write one of: {FORMS}")
+    return CONSTRUCTORS[kind](target, opts)

@@ -1,0 +1,161 @@
+"""Hugging Face ``tokenizers``: ``tokenizer.json`` files, hub ids (from the local HF cache), WordPiece vocabularies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import tokenizers
+from tokenizers import Tokenizer
+
+from ..errors import TokstatError
+from .base import Adapter, fix_byte_runs, sha256_files
+
+
+def _bytes_to_unicode() -> dict[str, int]:
+    """GPT-2's printable alphabet for bytes (the ByteLevel pre-tokenizer): char -> byte."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+def _uses_byte_level(cfg: dict) -> bool:
+    def has(node):
+        if not node:
+            return False
+        if node.get("type") == "ByteLevel":
+            return True
+        return any(has(x) for x in node.get("pretokenizers", []) + node.get("decoders", []))
+
+    return has(cfg.get("pre_tokenizer")) or has(cfg.get("decoder"))
+
+
+class HFAdapter(Adapter):
+    family = "huggingface"
+
+    def __init__(self, tok: Tokenizer, ident: str, file_hash: str):
+        self.tok, self.id, self.file_hash = tok, ident, file_hash
+        self.library_version = f"tokenizers-{tokenizers.__version__}"
+        cfg = json.loads(tok.to_str())
+        model = cfg.get("model", {})
+        self.algorithm = model.get("type", "?")
+        self.byte_level = _uses_byte_level(cfg)
+        if self.byte_level:
+            self.algorithm = f"byte-level {self.algorithm}"
+        vocab = tok.get_vocab(with_added_tokens=True)
+        self.n_ids = max(vocab.values()) + 1
+        self.vocab_size = tok.get_vocab_size(with_added_tokens=False)
+        unk = model.get("unk_token")
+        self.unk_ids = frozenset({vocab[unk]} if unk in vocab else set())
+        self.byte_fallback = np.zeros(self.n_ids, dtype=bool)
+        if model.get("byte_fallback"):
+            for t, i in vocab.items():
+                if len(t) == 6 and t.startswith("<0x") and t.endswith(">"):
+                    self.byte_fallback[i] = True
+        self._lens = None
+        if self.byte_level:
+            table = _bytes_to_unicode()
+            lens = np.zeros(self.n_ids, dtype=np.int64)
+            added = {a["content"] for a in cfg.get("added_tokens", [])}
+            for t, i in vocab.items():
+                lens[i] = len(t.encode()) if t in added or any(c not in table for c in t) else len(t)
+            self._lens = lens
+
+    def _encode(self, texts):
+        encs = self.tok.encode_batch(texts, add_special_tokens=False)
+        ids, starts, ends = [], [], []
+        for text, e in zip(texts, encs):
+            a = np.asarray(e.ids, dtype=np.int64)
+            ids.append(a)
+            if self._lens is not None:
+                end = np.cumsum(self._lens[a])
+                if not len(a) or end[-1] == len(text.encode("utf-8")):
+                    starts.append(end - self._lens[a])
+                    ends.append(end)
+                    continue
+            # character offsets -> byte offsets
+            cb = np.zeros(len(text) + 1, dtype=np.int64)
+            if text:
+                cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+                np.cumsum(1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000), out=cb[1:])
+            o = np.asarray(e.offsets, dtype=np.int64).reshape(-1, 2)
+            s, t = fix_byte_runs(a, cb[o[:, 0]], cb[o[:, 1]], self.byte_fallback)
+            starts.append(s)
+            ends.append(t)
+        return ids, starts, ends
+
+
+def _load_file(path: Path) -> Tokenizer:
+    if not path.exists():
+        raise TokstatError("tokenizer file not found", path=path, fix="check the path")
+    try:
+        return Tokenizer.from_file(str(path))
+    except Exception as e:
+        raise TokstatError(f"not a valid tokenizer.json ({str(e).splitlines()[0][:120]})", path=path,
+                           fix="pass a tokenizer.json saved by the tokenizers library") from None
+
+
+def load_hf(target: str, options: dict[str, str]) -> HFAdapter:
+    p = Path(target)
+    if p.is_file() or p.suffix == ".json":
+        tok = _load_file(p)
+        label = p.parent.name if p.stem == "tokenizer" or p.parent.name else p.stem
+        return HFAdapter(tok, f"hf/{label}", sha256_files([p]))
+    if p.is_dir() and (p / "tokenizer.json").exists():
+        return load_hf(str(p / "tokenizer.json"), options)
+    # hub id: resolved through the Hugging Face cache (offline with HF_HUB_OFFLINE=1)
+    try:
+        from huggingface_hub import hf_hub_download
+
+        f = Path(hf_hub_download(target, "tokenizer.json", revision=options.get("revision")))
+    except Exception as e:
+        raise TokstatError(f"cannot get tokenizer.json for hub id {target!r} ({type(e).__name__})",
+                           fix="check the id, run once online to fill the Hugging Face cache, "
+                               "or pass hf:PATH/tokenizer.json") from None
+    tok = _load_file(f)
+    return HFAdapter(tok, f"hf/{target}", sha256_files([f]))
+
+
+def wordpiece_lowercase_default(vocab: Path) -> bool:
+    """Lower-case when the vocabulary is uncased: fewer than 1 % of its Latin-letter tokens hold an
+    upper-case letter (bert-base-chinese: 2 of 3,693, so ``Hello`` -> ``hello``, not ``[UNK]``;
+    bert-base-multilingual-cased: 25 %, so case is kept)."""
+    upper = lower = 0
+    with open(vocab, encoding="utf-8") as f:
+        for line in f:
+            t = line.strip()
+            if t.startswith("["):
+                continue
+            if any("A" <= c <= "Z" for c in t):
+                upper += 1
+            elif any("a" <= c <= "z" for c in t):
+                lower += 1
+    return upper < 0.01 * max(upper + lower, 1)
+
+
+def load_wordpiece(target: str, options: dict[str, str]) -> HFAdapter:
+    from tokenizers.implementations import BertWordPieceTokenizer
+
+    p = Path(target)
+    if not p.exists():
+        raise TokstatError("vocabulary file not found", path=p, fix="check the path to vocab.txt")
+    if "lowercase" in options:
+        lower = options["lowercase"].lower() in ("1", "true", "yes")
+    else:
+        lower = wordpiece_lowercase_default(p)
+    try:
+        tok = BertWordPieceTokenizer(str(p), lowercase=lower)
+    except Exception as e:
+        raise TokstatError(f"not a WordPiece vocab.txt ({str(e).splitlines()[0][:120]})", path=p,
+                           fix="pass a BERT vocab.txt, one token per line") from None
+    a = HFAdapter(tok._tokenizer, f"wordpiece/{p.parent.name or p.stem}{'[lower]' if lower else '[cased]'}",
+                  sha256_files([p]))
+    a.lowercase = lower
+    return a

@@ -1,0 +1,108 @@
+"""SentencePiece models (BPE and Unigram), batch-encoded with ``num_threads`` and byte offsets."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import sentencepiece as spm
+
+from ..errors import TokstatError
+from .base import Adapter, fix_byte_runs, sha256_files
+
+
+class SPMAdapter(Adapter):
+    family = "sentencepiece"
+
+    def __init__(self, sp: spm.SentencePieceProcessor, ident: str, file_hash: str):
+        self.sp, self.id, self.file_hash = sp, ident, file_hash
+        self.library_version = f"sentencepiece-{spm.__version__}"
+        n = sp.get_piece_size()
+        self.n_ids = n
+        self.byte_fallback = np.array([sp.is_byte(i) for i in range(n)], dtype=bool)
+        control = sum(sp.is_control(i) for i in range(n))
+        self.vocab_size = n - control
+        self.unk_ids = frozenset({sp.unk_id()}) if sp.unk_id() >= 0 else frozenset()
+
+    def _encode(self, texts):
+        res = self.sp.encode(texts, return_type="offset_mapping", return_bytes=True,
+                             num_threads=os.cpu_count() or 1)
+        ids, starts, ends = [], [], []
+        for r in res:
+            a = np.asarray(r["ids"], dtype=np.int64)
+            o = np.asarray(r["offsets"], dtype=np.int64).reshape(-1, 2)
+            s, e = fix_byte_runs(a, o[:, 0], o[:, 1], self.byte_fallback)
+            ids.append(a)
+            starts.append(s)
+            ends.append(e)
+        return ids, starts, ends
+
+
+def _algorithm(path: Path) -> str:
+    """Read ``trainer_spec.model_type`` from the model proto without protobuf: field 2 of
+    ModelProto is TrainerSpec, whose field 3 is model_type (1 UNIGRAM, 2 BPE, 3 WORD, 4 CHAR)."""
+    data = path.read_bytes()
+
+    def varint(buf, i):
+        shift = val = 0
+        while True:
+            b = buf[i]
+            i += 1
+            val |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return val, i
+            shift += 7
+
+    i = 0
+    try:
+        while i < len(data):
+            key, i = varint(data, i)
+            field, wt = key >> 3, key & 7
+            if wt == 2:
+                ln, i = varint(data, i)
+                if field == 2:
+                    sub, j = data[i:i + ln], 0
+                    while j < len(sub):
+                        k, j = varint(sub, j)
+                        f2, w2 = k >> 3, k & 7
+                        if w2 == 0:
+                            v, j = varint(sub, j)
+                            if f2 == 3:
+                                return {1: "unigram", 2: "bpe", 3: "word", 4: "char"}.get(v, "?")
+                        elif w2 == 2:
+                            ln2, j = varint(sub, j)
+                            j += ln2
+                        elif w2 == 5:
+                            j += 4
+                        elif w2 == 1:
+                            j += 8
+                    return "unigram"
+                i += ln
+            elif wt == 0:
+                _, i = varint(data, i)
+            elif wt == 5:
+                i += 4
+            elif wt == 1:
+                i += 8
+            else:
+                break
+    except IndexError:
+        pass
+    return "unigram"
+
+
+def load_spm(target: str, options: dict[str, str]) -> SPMAdapter:
+    p = Path(target)
+    if not p.exists():
+        raise TokstatError("SentencePiece model not found", path=p, fix="check the path to the .model file")
+    sp = spm.SentencePieceProcessor()
+    try:
+        sp.load(str(p))
+    except Exception as e:
+        raise TokstatError(f"not a SentencePiece model ({str(e).splitlines()[0][:120]})", path=p,
+                           fix="pass a .model file written by spm_train") from None
+    label = p.parent.name if p.stem in ("tokenizer", "spiece", "sentencepiece") else p.stem
+    ad = SPMAdapter(sp, f"spm/{label}", sha256_files([p]))
+    ad.algorithm = f"sentencepiece {_algorithm(p)}"
+    return ad

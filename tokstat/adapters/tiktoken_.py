@@ -1,0 +1,120 @@
+"""tiktoken encodings: registry names (offline from ``TIKTOKEN_CACHE_DIR``), ranks files, tekken JSON."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import tiktoken
+
+from ..errors import TokstatError
+from .base import Adapter, sha256_files
+
+#: split patterns by name, for ranks files that do not carry one
+PATTERNS = {
+    "r50k_base": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
+    "cl100k_base": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    "o200k_base": "|".join([
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""", r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""", r"""\s*[\r\n]+""", r"""\s+(?!\S)""", r"""\s+"""]),
+    "llama3": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+}
+PATTERNS["p50k_base"] = PATTERNS["gpt2"] = PATTERNS["r50k_base"]
+PATTERNS["llama4"] = PATTERNS["o200k_base"]
+
+
+class TiktokenAdapter(Adapter):
+    family = "tiktoken"
+    algorithm = "byte-level BPE"
+
+    def __init__(self, enc: tiktoken.Encoding, ident: str, file_hash: str, id_offset: int = 0,
+                 n_regular: int | None = None):
+        self.enc, self.id, self.file_hash, self.id_offset = enc, ident, file_hash, id_offset
+        self.library_version = f"tiktoken-{tiktoken.__version__}"
+        n = enc.max_token_value + 1
+        lens = np.zeros(n, dtype=np.int64)
+        specials = set(enc._special_tokens.values())
+        for i in range(n):
+            if i in specials:
+                continue
+            try:
+                lens[i] = len(enc.decode_single_token_bytes(i))
+            except KeyError:
+                pass  # a hole in the id space
+        self._lens = lens
+        self.vocab_size = n_regular or enc.n_vocab - len(specials)
+        self.n_ids = n + id_offset
+        self.byte_fallback = np.zeros(self.n_ids, dtype=bool)
+
+    def _encode(self, texts):
+        out = self.enc.encode_ordinary_batch(texts, num_threads=8)
+        ids, starts, ends = [], [], []
+        for toks in out:
+            a = np.asarray(toks, dtype=np.int64)
+            e = np.cumsum(self._lens[a])
+            ids.append(a + self.id_offset)
+            ends.append(e)
+            starts.append(e - self._lens[a])
+        return ids, starts, ends
+
+
+def _registry(name: str) -> TiktokenAdapter:
+    try:
+        enc = tiktoken.get_encoding(name)
+    except ValueError:
+        raise TokstatError(f"unknown tiktoken encoding {name!r}",
+                           fix=f"use one of {', '.join(tiktoken.list_encoding_names())} or tiktoken:PATH") from None
+    except Exception as e:
+        raise TokstatError(f"cannot load tiktoken encoding {name!r}: {str(e).splitlines()[0][:200]}",
+                           fix="put the .tiktoken file in $TIKTOKEN_CACHE_DIR (named by the sha1 of its URL) "
+                               "or pass tiktoken:PATH/NAME.tiktoken?pattern=" + name) from None
+    ranks = enc._mergeable_ranks
+    h = __import__("hashlib").sha256(b"".join(base64.b64encode(k) + b" %d\n" % v
+                                              for k, v in sorted(ranks.items(), key=lambda kv: kv[1])))
+    return TiktokenAdapter(enc, f"tiktoken/{name}", h.hexdigest(), n_regular=len(ranks))
+
+
+def _from_file(path: Path, pattern: str | None) -> TiktokenAdapter:
+    if not path.exists():
+        raise TokstatError("tokenizer file not found", path=path, fix="check the path")
+    fh = sha256_files([path])
+    if path.suffix == ".json":  # Mistral tekken: config.pattern + vocab of {rank, token_bytes}
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+            c = d["config"]
+            n_special = c["default_num_special_tokens"]
+            ranks = {base64.b64decode(t["token_bytes"]): t["rank"]
+                     for t in d["vocab"][: c["default_vocab_size"] - n_special]}
+            enc = tiktoken.Encoding(path.stem, pat_str=pattern and PATTERNS.get(pattern, pattern) or c["pattern"],
+                                    mergeable_ranks=ranks, special_tokens={})
+        except (KeyError, ValueError, TypeError) as e:
+            raise TokstatError(f"not a tekken tokenizer JSON ({e})", path=path,
+                               fix="pass the tekken_*.json file unchanged") from None
+        return TiktokenAdapter(enc, f"tiktoken/{path.stem}", fh, id_offset=n_special, n_regular=len(ranks))
+    try:
+        from tiktoken.load import load_tiktoken_bpe
+
+        ranks = load_tiktoken_bpe(str(path))
+    except Exception as e:
+        raise TokstatError(f"not a tiktoken ranks file ({type(e).__name__})", path=path,
+                           fix="pass a file of 'base64token rank' lines") from None
+    if pattern is None:
+        stem = path.stem
+        pattern = stem if stem in PATTERNS else None
+    if pattern is None:
+        raise TokstatError("a ranks file needs its split pattern", path=path,
+                           fix=f"append ?pattern=NAME with NAME in {', '.join(PATTERNS)} (or a regex)")
+    enc = tiktoken.Encoding(path.stem, pat_str=PATTERNS.get(pattern, pattern), mergeable_ranks=ranks,
+                            special_tokens={})
+    label = path.parent.name if path.stem in ("tokenizer", "model") else path.stem
+    return TiktokenAdapter(enc, f"tiktoken/{label}", fh, n_regular=len(ranks))
+
+
+def load_tiktoken(target: str, options: dict[str, str]) -> TiktokenAdapter:
+    p = Path(target)
+    if p.suffix or "/" in target:
+        return _from_file(p, options.get("pattern"))
+    return _registry(target)

@@ -1,0 +1,90 @@
+"""Word segmenters: gold words (treebanks), jieba for Chinese, a Unicode regex for space-delimited scripts.
+
+Never whitespace for Chinese. Languages written without spaces that have no segmenter here
+(Japanese, Thai, Khmer, Lao, Burmese) get no words unless the corpus has gold words.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import regex
+
+from .langs import primary
+
+WORD_RE = regex.compile(r"[\p{L}\p{M}\p{N}]+(?:['’\-][\p{L}\p{M}\p{N}]+)*|[^\s\p{L}\p{M}\p{N}]")
+NO_SPACES = {"ja", "th", "km", "lo", "my", "bo", "dz"}
+
+
+def regex_words(text: str) -> list[tuple[int, int]]:
+    """Letters/digits runs (with inner apostrophes and hyphens) and single punctuation marks.
+
+    >>> regex_words("Don't stop, e-mail!")
+    [(0, 5), (6, 10), (10, 11), (12, 18), (18, 19)]
+    """
+    return [m.span() for m in WORD_RE.finditer(text)]
+
+
+_jieba = None
+
+
+def jieba_words(text: str) -> list[tuple[int, int]]:
+    """jieba's default (accurate) mode; whitespace pieces dropped.
+
+    >>> jieba_words("我来到北京清华大学")
+    [(0, 1), (1, 3), (3, 5), (5, 9)]
+    """
+    global _jieba
+    if _jieba is None:
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        _jieba = jieba.Tokenizer()
+        _jieba.initialize()
+    out, pos = [], 0
+    for w in _jieba.cut(text, HMM=True):
+        if w.strip():
+            out.append((pos, pos + len(w)))
+        pos += len(w)
+    return out
+
+
+def gold_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """Locate gold words in the text, left to right (words the text does not contain are skipped).
+
+    >>> gold_spans("Ich ging zum Markt.", ["Ich", "ging", "zum", "Markt", "."])
+    [(0, 3), (4, 8), (9, 12), (13, 18), (18, 19)]
+    """
+    out, pos = [], 0
+    for w in words:
+        i = text.find(w, pos)
+        if i < 0:
+            continue
+        out.append((i, i + len(w)))
+        pos = i + len(w)
+    return out
+
+
+def segmenter_name(lang: str, gold: bool) -> str | None:
+    """The name that goes into the signature (``gold``, ``jieba-0.42.1``, ``regex``) or None."""
+    if gold:
+        return "gold"
+    p = primary(lang)
+    if p in ("zh", "yue", "wuu"):
+        import jieba
+
+        return f"jieba-{jieba.__version__}"
+    if p in NO_SPACES:
+        return None
+    return "regex"
+
+
+def word_spans(lang: str, text: str, gold: list[str] | None) -> list[tuple[int, int]] | None:
+    name = segmenter_name(lang, gold is not None)
+    if name is None:
+        return None
+    if name == "gold":
+        return gold_spans(text, gold)
+    if name.startswith("jieba"):
+        return jieba_words(text)
+    return regex_words(text)

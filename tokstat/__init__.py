@@ -5,4 +5,7 @@ from .errors import TokstatError
 from .loaders import load_corpus
 
 __version__ = "0.1.0"
-__all__ = ["Corpus", "CorpusInfo", "Segment", "TokstatError", "corpus_info", "load_corpus", "__version__"]
+
+from .adapters import load_tokenizer  # noqa: E402
+from .compare import compare  # noqa: E402
+__all__ = ["Corpus", "CorpusInfo", "Segment", "TokstatError", "corpus_info", "load_corpus", "load_tokenizer", "compare", "__version__"]

@@ -9,9 +9,10 @@ from rich.console import Console
 from rich.table import Table
 
 from . import api_corpus
+from .compare import compare as compare_api
 from .errors import TokstatError
 
-console = Console()
+console = Console(width=None if sys.stdout.isatty() else 170)
 
 
 def _columns(value: str | None):
@@ -47,6 +48,53 @@ def corpus_info_cmd(spec, columns, split, encoding_errors):
     for lang, d in info.per_language.items():
         t.add_row(lang, *(f"{d[k]:,}" for k in ("segments", "empty", "chars", "bytes")))
     console.print(t)
+
+
+SHOWN = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
+         ("bytes_per_token", "bytes/tok"), ("tokens_per_word", "tok/word"), ("continued_word_rate", "cont.words"),
+         ("split_char_rate", "split chars"), ("unk_rate", "unk"), ("boundary_f1", "bound.F1"),
+         ("renyi_efficiency", "Rényi"), ("premium", "premium"), ("premium_ci_low", "95% CI")]
+
+
+def _fmt(v, col):
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.3f}" if col not in ("continued_word_rate", "split_char_rate", "unk_rate") else f"{v:.1%}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+@cli.command()
+@click.argument("corpus_spec")
+@click.option("-t", "--tokenizer", "tokenizers", multiple=True, required=True, help="tokenizer spec (repeatable)")
+@click.option("--pivot", default="en", show_default=True, help="language the premium is measured against")
+@click.option("--languages", help="comma-separated subset of languages")
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+@click.option("--segments-out", help="write per-segment counts (.parquet, .csv or .json)")
+@click.option("--join", is_flag=True, help="encode each language's segments joined by a space as one text")
+@click.option("--seed", default=0, show_default=True, help="bootstrap seed")
+@click.option("--columns", help="corpus columns (see corpus info)")
+def compare(corpus_spec, tokenizers, pivot, languages, out, segments_out, join, seed, columns):
+    """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
+    corpus = api_corpus.load(corpus_spec, columns=_columns(columns))
+    df = compare_api(corpus, list(tokenizers), pivot=pivot, languages=languages.split(",") if languages else None,
+                     join=join, seed=seed, segments_out=segments_out)
+    t = Table(title=f"tokstat compare — {corpus.name}, pivot {pivot}")
+    for _, head in SHOWN:
+        t.add_column(head, justify="left" if head in ("tokenizer", "lang") else "right")
+    for r in df.iter_rows(named=True):
+        cells = [_fmt(r[c], c) for c, _ in SHOWN[:-1]]
+        lo, hi = r["premium_ci_low"], r["premium_ci_high"]
+        cells.append("–" if lo is None else f"{lo:.3f}–{hi:.3f}")
+        t.add_row(*cells)
+    console.print(t)
+    for sig in dict.fromkeys(df["signature"].to_list()):
+        console.print(f"[dim]{sig}[/dim]", highlight=False)
+    if out:
+        from .io import write_table
+
+        write_table(df, out)
+        console.print(f"wrote {out}")
 
 
 def main(argv: list[str] | None = None) -> int:

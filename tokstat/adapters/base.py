@@ -123,3 +123,19 @@ def fix_byte_runs(ids, starts, ends, is_byte: np.ndarray):
         starts[k], ends[k] = cursor, cursor + 1
         cursor += 1
     return starts, ends
+
+
+def monotone(starts: np.ndarray, ends: np.ndarray):
+    """Make spans non-decreasing and non-overlapping. Normalisers that decompose text (BERT's
+    accent stripping turns Hangul syllables into jamo) make libraries report offsets that step back;
+    each span is clipped to start where the previous one ended.
+
+    >>> [x.tolist() for x in monotone(np.array([0, 2, 1]), np.array([2, 4, 3]))]
+    [[0, 2, 4], [2, 4, 4]]
+    """
+    if not len(starts):
+        return starts, ends
+    e = np.maximum.accumulate(ends)
+    prev = np.concatenate([[0], e[:-1]])
+    s = np.minimum(np.maximum(starts, prev), e)
+    return s, e

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -61,9 +62,51 @@ class TiktokenAdapter(Adapter):
         return ids, starts, ends
 
 
+def search_dirs() -> list[Path]:
+    """Where a missing registry file is looked for: ``$TOKSTAT_TOKENIZERS``, ``./tokenizers``,
+    ``../shared/tokenizers`` (each may hold ``NAME.tiktoken`` or ``NAME/NAME.tiktoken``)."""
+    dirs = [Path(d) for d in os.environ.get("TOKSTAT_TOKENIZERS", "").split(os.pathsep) if d]
+    return dirs + [Path("tokenizers"), Path("..") / "shared" / "tokenizers"]
+
+
+def seed_cache(name: str) -> bool:
+    """Copy a local ``NAME.tiktoken`` into tiktoken's cache under the name tiktoken looks for
+    (sha1 of the blob URL), atomically. tiktoken then checks its sha256 as on a download."""
+    import hashlib
+    import inspect
+    import re
+    import tempfile
+
+    import tiktoken_ext.openai_public as op
+
+    urls = re.findall(r"https://\S+?/" + re.escape(name) + r"\.tiktoken", inspect.getsource(op))
+    if not urls:
+        return False
+    for d in search_dirs():
+        for cand in (d / f"{name}.tiktoken", d / name / f"{name}.tiktoken"):
+            if cand.is_file():
+                cache = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
+                             or Path(tempfile.gettempdir()) / "data-gym-cache")
+                cache.mkdir(parents=True, exist_ok=True)
+                target = cache / hashlib.sha1(urls[0].encode()).hexdigest()
+                fd, tmp = tempfile.mkstemp(dir=cache)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(cand.read_bytes())
+                os.replace(tmp, target)
+                return True
+    return False
+
+
 def _registry(name: str) -> TiktokenAdapter:
     try:
-        enc = tiktoken.get_encoding(name)
+        try:
+            enc = tiktoken.get_encoding(name)
+        except ValueError:
+            raise
+        except Exception:
+            if not seed_cache(name):
+                raise
+            enc = tiktoken.get_encoding(name)
     except ValueError:
         raise TokstatError(f"unknown tiktoken encoding {name!r}",
                            fix=f"use one of {', '.join(tiktoken.list_encoding_names())} or tiktoken:PATH") from None

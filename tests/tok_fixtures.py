@@ -1,0 +1,70 @@
+"""Shared tokenizers from ../shared/tokenizers and how to call each library directly (the oracles)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SHARED_TOK = Path(__file__).resolve().parent.parent.parent / "shared" / "tokenizers"
+
+# name -> (tokstat spec, oracle factory returning encode(text) -> ids)
+def _tiktoken_file(path, pattern):
+    def make():
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+
+        from tokstat.adapters.tiktoken_ import PATTERNS
+
+        enc = tiktoken.Encoding("x", pat_str=PATTERNS[pattern], mergeable_ranks=load_tiktoken_bpe(str(path)),
+                                special_tokens={})
+        return enc.encode_ordinary
+    return make
+
+
+def _hf(path):
+    def make():
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(path))
+        return lambda s: tok.encode(s, add_special_tokens=False).ids
+    return make
+
+
+def _wp(path, lower):
+    def make():
+        from tokenizers import BertWordPieceTokenizer
+
+        tok = BertWordPieceTokenizer(str(path), lowercase=lower)
+        return lambda s: tok.encode(s, add_special_tokens=False).ids
+    return make
+
+
+def _spm(path):
+    def make():
+        import sentencepiece as spm
+
+        sp = spm.SentencePieceProcessor(model_file=str(path))
+        return lambda s: sp.encode(s)
+    return make
+
+
+T = SHARED_TOK
+CASES = {
+    "cl100k_base": (f"tiktoken:{T}/cl100k_base/cl100k_base.tiktoken", _tiktoken_file(T / "cl100k_base/cl100k_base.tiktoken", "cl100k_base")),
+    "o200k_base": (f"tiktoken:{T}/o200k_base/o200k_base.tiktoken", _tiktoken_file(T / "o200k_base/o200k_base.tiktoken", "o200k_base")),
+    "r50k_base": (f"tiktoken:{T}/r50k_base/r50k_base.tiktoken", _tiktoken_file(T / "r50k_base/r50k_base.tiktoken", "r50k_base")),
+    "llama3": (f"tiktoken:{T}/llama3/tokenizer.model?pattern=llama3", _tiktoken_file(T / "llama3/tokenizer.model", "llama3")),
+    "qwen3": (f"hf:{T}/qwen3/tokenizer.json", _hf(T / "qwen3/tokenizer.json")),
+    "deepseek-v3": (f"hf:{T}/deepseek-v3/deepseek_tokenizer.json", _hf(T / "deepseek-v3/deepseek_tokenizer.json")),
+    "bert-base-chinese": (f"wordpiece:{T}/bert-base-chinese/vocab.txt", _wp(T / "bert-base-chinese/vocab.txt", True)),
+    "bert-base-multilingual-cased": (f"wordpiece:{T}/bert-base-multilingual-cased/vocab.txt",
+                                     _wp(T / "bert-base-multilingual-cased/vocab.txt", False)),
+    "llama2": (f"spm:{T}/llama2/tokenizer.model", _spm(T / "llama2/tokenizer.model")),
+    "chinese-llama-2": (f"spm:{T}/chinese-llama-2/tokenizer.model", _spm(T / "chinese-llama-2/tokenizer.model")),
+    "t5": (f"spm:{T}/t5/spiece.model", _spm(T / "t5/spiece.model")),
+    "mistral-v3": (f"spm:{T}/mistral-v3/mistral_instruct_tokenizer_240323.model.v3",
+                   _spm(T / "mistral-v3/mistral_instruct_tokenizer_240323.model.v3")),
+}
+#: tokenizers whose spans tile the whole text (lossless: byte-level BPE, or SentencePiece with byte fallback
+#: and identity normalisation)
+LOSSLESS = {"cl100k_base", "o200k_base", "r50k_base", "llama3", "qwen3", "deepseek-v3", "llama2", "chinese-llama-2",
+            "mistral-v3"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip  # noqa: F401  (kept for symmetry with other tests)
 import json
 
 import datasets
@@ -274,7 +273,18 @@ def test_shared_pud_twelve_languages(shared):
     # gold words reproduce the Chinese text exactly (no spaces in Chinese)
     ok = sum("".join(s.words["zh"]) == s.texts["zh"].replace(" ", "") for s in segs)
     assert ok >= 990
-    assert load_corpus("ud-pud" if (shared.parent / "main").exists() else shared / "corpora/ud-pud")
+
+
+def test_manifest_name_resolves_local_data(shared, monkeypatch):
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    c = load_corpus("ud-pud")  # corpora/ud-pud.toml: candidates relative to the working directory
+    assert c.name == "ud-pud" and len(c.languages) == 12
+    monkeypatch.chdir(ROOT.parent.parent)
+    monkeypatch.delenv("TOKSTAT_DATA", raising=False)
+    with pytest.raises(TokstatError, match="ud-pud.toml.*is not on this machine|not on this machine"):
+        load_corpus("ud-pud")
 
 
 def _po(path, lang, pairs, fuzzy_last=False):

@@ -179,8 +179,7 @@ def test_pud_english_totals_equal_library(cl100k):
 
 
 def test_tatoeba_and_sample_and_join(cl100k, tmp_path):
-    df, segs = compare(SHARED_TOK.parent / "corpora/tatoeba-cmn-eng/cmn.txt" if False else
-                       str(SHARED_TOK.parent / "corpora/tatoeba-cmn-eng/cmn.txt"), [cl100k], return_segments=True)
+    df, segs = compare(str(SHARED_TOK.parent / "corpora/tatoeba-cmn-eng/cmn.txt"), [cl100k], return_segments=True)
     assert df["segments"].to_list() == [26388, 26388]
     assert segs.filter(pl.col("language") == "zh")["tokens"].sum() == df.filter(pl.col("language") == "zh")["tokens"][0]
     j = compare("sample", [cl100k], join=True)

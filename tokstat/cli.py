@@ -97,6 +97,77 @@ def compare(corpus_spec, tokenizers, pivot, languages, out, segments_out, join, 
         console.print(f"wrote {out}")
 
 
+def _mix(value: str | None) -> dict[str, float] | None:
+    if not value:
+        return None
+    try:
+        return {k.strip(): float(v) for k, v in (kv.split("=", 1) for kv in value.split(","))}
+    except ValueError:
+        raise TokstatError(f"bad --mix {value!r}", fix="write --mix zh=0.5,en=0.5") from None
+
+
+@cli.command("train")
+@click.argument("corpus_spec")
+@click.option("--algo", type=click.Choice(["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]),
+              required=True)
+@click.option("--vocab-size", type=int, required=True)
+@click.option("--languages", help="comma-separated languages to train on (default: all)")
+@click.option("--mix", help="character share per language, e.g. zh=0.5,en=0.5")
+@click.option("--out", required=True, help="output folder (tokenizer.json or tokenizer.model + metadata.json)")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--heldout", default=0.1, show_default=True, help="share of segments held out for evaluation")
+def train_cmd(corpus_spec, algo, vocab_size, languages, mix, out, seed, heldout):
+    """Train a tokenizer on the train split of CORPUS_SPEC and save it with its metadata."""
+    from .train import train
+
+    r = train(api_corpus.load(corpus_spec), algo, vocab_size, languages=languages.split(",") if languages else None,
+              mix=_mix(mix), out=out, seed=seed, heldout=heldout)
+    sp = r.metadata["split"]
+    console.print(f"trained {r.metadata['tokenizer_id']} (vocabulary {r.metadata['actual_vocab_size']:,}) on "
+                  f"{sp['train_segments']:,} segments; {sp['heldout_segments']:,} held out (seed {seed})")
+    for f in r.files:
+        console.print(f"wrote {f}")
+
+
+@cli.command("sweep")
+@click.argument("corpus_spec")
+@click.option("--algo", type=click.Choice(["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]),
+              default="bpe", show_default=True)
+@click.option("--sizes", default="4000,8000,16000,32000,64000", show_default=True)
+@click.option("--languages", help="comma-separated subset of languages")
+@click.option("--mix", help="character share per language in the training data, e.g. zh=0.5,en=0.5")
+@click.option("--pivot", default="en", show_default=True)
+@click.option("--d-model", default=4096, show_default=True, help="model width for embedding_params")
+@click.option("--tied/--untied", default=False, show_default=True, help="tied input/output embeddings")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+@click.option("--plot", help="write a PNG of tokens per character and premium against vocabulary size")
+def sweep_cmd(corpus_spec, algo, sizes, languages, mix, pivot, d_model, tied, seed, out, plot):
+    """Train vocabularies of several sizes and compare them per language on the held-out split."""
+    from .sweep import plot_sweep, sweep
+
+    df = sweep(api_corpus.load(corpus_spec), algo, [int(x) for x in sizes.split(",")],
+               languages=languages.split(",") if languages else None, mix=_mix(mix), pivot=pivot,
+               d_model=d_model, tied=tied, seed=seed)
+    t = Table(title=f"tokstat sweep — {algo}, pivot {pivot}, held-out split")
+    cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
+            ("tokens_per_word", "tok/word"), ("premium", "premium"), ("embedding_params", "embedding params")]
+    for _, h in cols:
+        t.add_column(h, justify="right")
+    for r in df.iter_rows(named=True):
+        t.add_row(*[_fmt(r[c], c) for c, _ in cols])
+    console.print(t)
+    console.print(f"[dim]{df['signature'][0]}[/dim]", highlight=False)
+    if out:
+        from .io import write_table
+
+        write_table(df, out)
+        console.print(f"wrote {out}")
+    if plot:
+        plot_sweep(df, plot)
+        console.print(f"wrote {plot}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the click group; a :class:`TokstatError` becomes one line on stderr and exit 2."""
     try:

@@ -50,7 +50,7 @@ def bootstrap_premium(lang_tokens: np.ndarray, pivot_tokens: np.ndarray, *, n_bo
                       seed: int = 0, level: float = 0.95) -> tuple[float | None, float | None]:
     """Percentile bootstrap of Σlang/Σpivot, resampling aligned segments with replacement (seeded)."""
     n = len(lang_tokens)
-    if n < 2 or pivot_tokens.sum() == 0:
+    if n < 2 or n_boot <= 0 or pivot_tokens.sum() == 0:
         return None, None
     rng = np.random.default_rng(seed)
     out = np.empty(n_boot)

@@ -1,7 +1,7 @@
 """Tokenizers trained by tokstat on the corpus being analysed (train split only).
 
 ``train:bpe:N`` byte-level BPE (GPT-2 style, lossless), ``train:wordpiece:N`` (BERT pre-tokenizer),
-``train:unigram:N`` (HF Unigram with Metaspace), ``train:spm-bpe:N`` / ``train:spm-unigram:N``
+``train:unigram:N`` (a tokenizers Unigram model, vocabulary from SentencePiece's deterministic trainer), ``train:spm-bpe:N`` / ``train:spm-unigram:N``
 (SentencePiece, byte fallback, character coverage 0.9995).
 """
 
@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
+import os
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
 
 import sentencepiece as spm
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
@@ -22,12 +28,44 @@ from .split import HELDOUT, is_heldout
 ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram")
 
 
-def training_texts(corpus, *, fraction: float = HELDOUT, seed: int = 0):
+def training_texts(corpus, *, fraction: float = HELDOUT, seed: int = 0, languages: list[str] | None = None,
+                   mix: dict[str, float] | None = None) -> list[str]:
+    """Texts of the train split (segments not held out), all languages or ``languages``.
+
+    ``mix`` reweights languages by character share: ``{"zh": 0.7, "en": 0.3}`` repeats or subsamples
+    each language's texts (seeded) until it holds that share of the training characters.
+    """
+    per: dict[str, list[str]] = {}
     for seg in corpus:
-        if not is_heldout(seg.id, fraction, seed):
-            for t in seg.texts.values():
-                if t.strip():
-                    yield t
+        if is_heldout(seg.id, fraction, seed):
+            continue
+        for lang, t in seg.texts.items():
+            if (languages is None or lang in languages) and t.strip():
+                per.setdefault(lang, []).append(t)
+    if not mix:
+        return [t for lang in sorted(per) for t in per[lang]]
+    unknown = set(mix) - set(per)
+    if unknown:
+        raise TokstatError(f"--mix names languages without training text: {', '.join(sorted(unknown))}",
+                           fix=f"use languages of the corpus: {', '.join(sorted(per))}")
+    total_w = sum(mix.values())
+    if total_w <= 0 or any(w < 0 for w in mix.values()):
+        raise TokstatError("--mix weights must be non-negative and not all zero", fix="e.g. --mix zh=0.5,en=0.5")
+    total_chars = sum(len(t) for lang in mix for t in per[lang])
+    rng = random.Random(seed)
+    out = []
+    for lang in sorted(mix):
+        target = total_chars * mix[lang] / total_w
+        pool = per[lang][:]
+        rng.shuffle(pool)
+        got, i = 0, 0
+        while got < target and pool:
+            t = pool[i % len(pool)]
+            out.append(t)
+            got += len(t)
+            i += 1
+    rng.shuffle(out)
+    return out
 
 
 def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
@@ -39,48 +77,135 @@ def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
         tr = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                  show_progress=False)
     elif algo == "wordpiece":
-        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        # WordPieceTrainer is BpeTrainer with a "##" prefix, but it cuts ties at the vocabulary
+        # boundary in hash order; BpeTrainer itself is deterministic, so train that and keep its tokens.
+        tok = Tokenizer(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##"))
         tok.normalizer = normalizers.BertNormalizer(lowercase=False)
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tok.decoder = decoders.WordPiece()
-        tr = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=["[UNK]"], show_progress=False)
+        tr = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["[UNK]"], continuing_subword_prefix="##",
+                                 show_progress=False)
     else:
-        tok = Tokenizer(models.Unigram())
+        # HF's UnigramTrainer is not deterministic (scores differ between runs by up to 1e-2 even
+        # single-threaded), so the Unigram vocabulary is trained by SentencePiece (deterministic) and
+        # loaded into a tokenizers Unigram model with a Metaspace pre-tokenizer.
+        sp = spm.SentencePieceProcessor(model_proto=train_spm("spm-unigram", vocab_size, texts))
+        vocab = [(sp.id_to_piece(i), 0.0 if sp.is_control(i) else sp.get_score(i)) for i in range(sp.get_piece_size())]
+        tok = Tokenizer(models.Unigram(vocab, unk_id=sp.unk_id(), byte_fallback=True))
         tok.normalizer = normalizers.NFC()
         tok.pre_tokenizer = pre_tokenizers.Metaspace()
-        tok.decoder = decoders.Metaspace()
-        tr = trainers.UnigramTrainer(vocab_size=vocab_size, unk_token="<unk>", special_tokens=["<unk>"],
-                                     show_progress=False)
+        tok.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Metaspace()])
+        return tok
     tok.train_from_iterator(texts, trainer=tr)
+    if algo == "wordpiece":
+        # WordPiece's greedy longest match depends only on the set of tokens: number them canonically.
+        vocab = tok.get_vocab()
+        order = ["[UNK]"] + sorted(t for t in vocab if t != "[UNK]")
+        tok.model = models.WordPiece(vocab={t: i for i, t in enumerate(order)}, unk_token="[UNK]")
     return tok
 
 
-def train_spm(algo: str, vocab_size: int, texts) -> spm.SentencePieceProcessor:
+def train_spm(algo: str, vocab_size: int, texts) -> bytes:
+    """The serialized SentencePiece model (single-threaded, so the bytes are deterministic)."""
     buf = io.BytesIO()
+    try:
+        _spm_train(buf, algo, vocab_size, texts)
+    except RuntimeError as e:
+        msg = str(e).split("] ", 1)[-1].splitlines()[0]
+        raise TokstatError(f"SentencePiece cannot train a {vocab_size}-token {algo} vocabulary: {msg}",
+                           fix="use a larger vocabulary size (each character of the corpus needs a piece) "
+                               "or a larger corpus") from None
+    return buf.getvalue()
+
+
+def _spm_train(buf, algo, vocab_size, texts):
     spm.SentencePieceTrainer.train(sentence_iterator=iter(texts), model_writer=buf, vocab_size=vocab_size,
                                    model_type=algo.split("-")[1], byte_fallback=True,
                                    character_coverage=0.9995, hard_vocab_limit=False, num_threads=1,
+                                   normalization_rule_name="identity",
                                    minloglevel=2)
-    return spm.SentencePieceProcessor(model_proto=buf.getvalue())
+
+
+def canonical_json(tok: Tokenizer) -> bytes:
+    """``tokenizer.json`` with the vocabulary ordered by id (the library writes some in hash order)."""
+    cfg = json.loads(tok.to_str())
+    vocab = cfg.get("model", {}).get("vocab")
+    if isinstance(vocab, dict):
+        cfg["model"]["vocab"] = dict(sorted(vocab.items(), key=lambda kv: kv[1]))
+    return (json.dumps(cfg, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+@dataclass
+class Trained:
+    adapter: Adapter
+    metadata: dict
+    files: list[Path]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = None,
+          mix: dict[str, float] | None = None, out: str | os.PathLike | None = None, seed: int = 0,
+          heldout: float = HELDOUT) -> Trained:
+    """Train a tokenizer on the train split; optionally save it (``tokenizer.json`` or ``tokenizer.model``)
+    with ``metadata.json`` (corpus signature, split, seed, settings). Same inputs, byte-identical files."""
+    if algo not in ALGOS:
+        raise TokstatError(f"unknown training algorithm {algo!r}", fix=f"use one of {', '.join(ALGOS)}")
+    if vocab_size < 1:
+        raise TokstatError("vocabulary size must be positive", fix="e.g. --vocab-size 32000")
+    texts = training_texts(corpus, fraction=heldout, seed=seed, languages=languages, mix=mix)
+    if not texts:
+        raise TokstatError("no training text in the corpus", fix="use a corpus with non-empty segments")
+    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
+    ident = f"train/{algo}-{vocab_size}" + (f"-mix-{'-'.join(f'{k}{v:g}' for k, v in sorted(mix.items()))}" if mix else "")
+    if algo.startswith("spm-"):
+        model = train_spm(algo, vocab_size, texts)
+        a = SPMAdapter(spm.SentencePieceProcessor(model_proto=model), ident, digest)
+        a.algorithm = f"sentencepiece {algo[4:]}"
+        payload, fname = model, "tokenizer.model"
+    else:
+        tok = train_hf(algo, vocab_size, texts)
+        a = HFAdapter(tok, ident, digest)
+        payload, fname = canonical_json(tok), "tokenizer.json"
+    a.heldout = (heldout, seed)
+    n_segments = n_held = 0
+    for seg in corpus:
+        n_segments += 1
+        n_held += is_heldout(seg.id, heldout, seed)
+    from . import __version__
+
+    meta = {"corpus": f"{corpus.name}@{corpus.fingerprint()[:8]}", "algo": algo, "vocab_size": vocab_size,
+            "actual_vocab_size": a.vocab_size, "languages": languages or sorted(corpus.languages), "mix": mix,
+            "split": {"heldout_fraction": heldout, "seed": seed, "segments": n_segments,
+                      "train_segments": n_segments - n_held, "heldout_segments": n_held,
+                      "rule": "held out when sha256(f'{seed}:{segment_id}')[:8] / 2**64 < fraction"},
+            "training_texts": len(texts), "training_sha256": digest, "tokenizer_id": ident,
+            "library": a.library_version, "tokstat": __version__}
+    files = []
+    if out is not None:
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        _write_atomic(d / fname, payload)
+        _write_atomic(d / "metadata.json", (json.dumps(meta, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode())
+        files = [d / fname, d / "metadata.json"]
+    return Trained(a, meta, files)
 
 
 def train_from_spec(target: str, opts: dict[str, str], corpus) -> Adapter:
-    """``train:ALGO:SIZE`` -> an adapter trained on the corpus's train split (held-out 10 %, seed 0)."""
+    """``train:ALGO:SIZE[?heldout=0.1&seed=0]`` -> an adapter trained on the corpus's train split."""
     algo, _, size = target.partition(":")
     if algo not in ALGOS or not size.isdigit():
         raise TokstatError(f"bad training spec train:{target}", fix=f"write train:ALGO:SIZE, ALGO in {', '.join(ALGOS)}")
     if corpus is None:
         raise TokstatError("train: tokenizers need a corpus to train on", fix="pass the corpus to compare()")
-    n = int(size)
-    fraction, seed = float(opts.get("heldout", HELDOUT)), int(opts.get("seed", 0))
-    texts = list(training_texts(corpus, fraction=fraction, seed=seed))
-    if not texts:
-        raise TokstatError("no training text in the corpus", fix="use a corpus with non-empty segments")
-    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
-    if algo.startswith("spm-"):
-        a = SPMAdapter(train_spm(algo, n, texts), f"train/{algo}-{n}", digest)
-        a.algorithm = f"sentencepiece {algo[4:]}"
-    else:
-        a = HFAdapter(train_hf(algo, n, texts), f"train/{algo}-{n}", digest)
-    a.heldout = (fraction, seed)
-    return a
+    return train(corpus, algo, int(size), heldout=float(opts.get("heldout", HELDOUT)),
+                 seed=int(opts.get("seed", 0))).adapter

@@ -1,0 +1,109 @@
+"""Training (deterministic, held-out split, language mix) and the vocabulary sweep."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokstat import load_corpus
+from tokstat.cli import main
+from tokstat.metrics import COMPARE_COLUMNS
+from tokstat.split import is_heldout
+from tokstat.sweep import derive_bpe, sweep
+from tokstat.train import train, training_texts
+
+SAMPLE = load_corpus("sample")
+_big = {}
+
+
+def big_bpe():
+    if "t" not in _big:
+        _big["t"] = train(SAMPLE, "bpe", 3000).adapter
+    return _big["t"]
+
+
+@pytest.mark.parametrize("size", [400, 1000, 2000])
+def test_derived_bpe_equals_direct_training(size):
+    direct = train(SAMPLE, "bpe", size).adapter
+    derived = derive_bpe(big_bpe().tok, size)
+    assert derived.to_str() == direct.tok.to_str()
+    texts = [s.texts["zh"] for s in SAMPLE][:50] + [s.texts["en"] for s in SAMPLE][:50]
+    assert [e.ids for e in derived.encode_batch(texts)] == direct.encode_batch(texts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=80))
+def test_bpe_tokens_never_increase_with_size(text):
+    tok = big_bpe().tok
+    counts = [len(derive_bpe(tok, s).encode(text).ids) for s in (300, 600, 1200, 2400, 3000)]
+    assert all(a >= b for a, b in zip(counts, counts[1:])), counts
+
+
+@pytest.mark.parametrize("algo,fname", [("bpe", "tokenizer.json"), ("wordpiece", "tokenizer.json"),
+                                        ("unigram", "tokenizer.json"), ("spm-bpe", "tokenizer.model"),
+                                        ("spm-unigram", "tokenizer.model")])
+def test_training_is_byte_identical_and_loadable(tmp_path, algo, fname):
+    a = train(SAMPLE, algo, 1500, out=tmp_path / "a")
+    b = train(SAMPLE, algo, 1500, out=tmp_path / "b")
+    for f in (fname, "metadata.json"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
+    meta = json.loads((tmp_path / "a" / "metadata.json").read_text())
+    assert meta["split"]["heldout_segments"] + meta["split"]["train_segments"] == 400
+    assert meta["corpus"].startswith("sample-zh-en@")
+    from tokstat import load_tokenizer
+
+    kind = "hf" if fname.endswith(".json") else "spm"
+    loaded = load_tokenizer(f"{kind}:{tmp_path / 'a' / fname}")
+    assert loaded.encode_batch(["你好，世界。 Hello"]) == a.adapter.encode_batch(["你好，世界。 Hello"])
+    assert b.metadata == a.metadata
+
+
+def test_training_never_sees_heldout_segments():
+    held = {s.texts["zh"] for s in SAMPLE if is_heldout(s.id)}
+    train_texts = set(training_texts(SAMPLE))
+    assert held and not (held & train_texts)
+    assert 0.05 < len(held) / 400 < 0.15
+
+
+def test_mix_reweights_character_share():
+    texts = training_texts(SAMPLE, mix={"zh": 0.8, "en": 0.2})
+    zh = sum(len(t) for t in texts if any("\u4e00" <= c <= "\u9fff" for c in t))
+    share = zh / sum(len(t) for t in texts)
+    assert 0.75 < share < 0.85
+    zh_heavy = sweep(SAMPLE, "bpe", [1500], mix={"zh": 0.9, "en": 0.1}, n_boot=0)
+    en_heavy = sweep(SAMPLE, "bpe", [1500], mix={"zh": 0.1, "en": 0.9}, n_boot=0)
+    p = lambda df: df.filter(pl.col("language") == "zh")["premium"][0]  # noqa: E731
+    assert p(zh_heavy) < p(en_heavy)
+
+
+def test_sweep_table_columns_and_embedding_params():
+    df = sweep(SAMPLE, "bpe", [500, 1000, 2000], d_model=256, n_boot=100)
+    assert df.columns[:3] == ["requested_size", "vocab_size", "embedding_params"]
+    assert df.columns[3:] == COMPARE_COLUMNS and df.height == 6
+    assert (df["embedding_params"] == df["vocab_size"] * 256 * 2).all()
+    assert df.filter(pl.col("language") == "en")["premium"].to_list() == [1.0, 1.0, 1.0]
+    tpc = df.filter(pl.col("language") == "zh").sort("vocab_size")["tokens"].to_list()
+    assert tpc == sorted(tpc, reverse=True)
+
+
+def test_unigram_sweep_trains_each_size():
+    df = sweep(SAMPLE, "spm-unigram", [1600, 2400], n_boot=0)
+    assert df["vocab_size"].unique().len() == 2
+    from tokstat import TokstatError
+
+    with pytest.raises(TokstatError, match="use a larger vocabulary size"):
+        sweep(SAMPLE, "spm-unigram", [800])
+
+
+def test_cli_train_and_sweep(tmp_path, capsys):
+    assert main(["train", "sample", "--algo", "bpe", "--vocab-size", "1000", "--out", str(tmp_path / "tok")]) == 0
+    assert (tmp_path / "tok" / "tokenizer.json").exists()
+    assert main(["sweep", "sample", "--sizes", "500,1000", "--out", str(tmp_path / "s.csv"),
+                 "--plot", str(tmp_path / "s.png")]) == 0
+    assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert pl.read_csv(tmp_path / "s.csv").height == 4
+    assert main(["sweep", "sample", "--mix", "zh=lots"]) == 2

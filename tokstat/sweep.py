@@ -1,0 +1,112 @@
+"""Vocabulary-size sweep: train once, derive smaller BPE vocabularies, compare each on the held-out split.
+
+A BPE vocabulary of size k trained on some data is the prefix of a larger one's: the trainer picks
+merges greedily, and the choice of the i-th merge does not depend on how many follow. So the
+sweep trains once at the largest size and cuts the merge list (``derive_bpe``). Unigram,
+WordPiece and SentencePiece vocabularies are not prefixes of each other (Unigram prunes a large seed
+vocabulary down to the target), so for them each size is trained on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import polars as pl
+from tokenizers import Tokenizer
+
+from .adapters.hf import HFAdapter
+from .compare import compare
+from .corpus import Corpus
+from .errors import TokstatError
+from .loaders import load_corpus
+from .train import HELDOUT, train
+
+PREFIX_ALGOS = {"bpe", "byte-bpe"}
+
+
+def derive_bpe(tok: Tokenizer, size: int) -> Tokenizer:
+    """The BPE tokenizer of vocabulary ``size`` contained in ``tok``: ids < size, merges that build them.
+
+    The HF BPE trainer numbers the alphabet first and then each merge's result in merge order, so
+    keeping ids below ``size`` keeps the first ``size - len(alphabet)`` merges.
+    """
+    cfg = json.loads(tok.to_str())
+    model = cfg["model"]
+    vocab = model["vocab"]
+    merges = model["merges"]
+    n_alpha = len(vocab) - len(merges)
+    if size >= len(vocab):
+        return Tokenizer.from_str(tok.to_str())
+    if size < n_alpha:
+        raise TokstatError(f"vocabulary size {size} is below the alphabet ({n_alpha} symbols)",
+                           fix=f"use sizes of at least {n_alpha}")
+    model["vocab"] = {t: i for t, i in vocab.items() if i < size}
+    model["merges"] = merges[: size - n_alpha]
+    return Tokenizer.from_str(json.dumps(cfg))
+
+
+def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[str] | None = None,
+          mix: dict[str, float] | None = None, pivot: str = "en", d_model: int = 4096, tied: bool = False,
+          seed: int = 0, heldout: float = HELDOUT, n_boot: int = 1000) -> pl.DataFrame:
+    """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
+    is smaller when the corpus cannot fill the vocabulary) and ``embedding_params`` = V·d (×2 untied)."""
+    c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
+    if languages:
+        c = c.select(languages)
+    sizes = sorted(set(int(s) for s in sizes))
+    if not sizes or sizes[0] < 1:
+        raise TokstatError("no vocabulary sizes", fix="pass --sizes 4000,8000,16000")
+    adapters = []
+    if algo in PREFIX_ALGOS:
+        big = train(c, algo, sizes[-1], mix=mix, seed=seed, heldout=heldout).adapter
+        for s in sizes:
+            a = HFAdapter(derive_bpe(big.tok, s), f"train/{algo}-{s}", big.file_hash)
+            a.heldout = (heldout, seed)
+            adapters.append(a)
+    else:
+        adapters = [train(c, algo, s, mix=mix, seed=seed, heldout=heldout).adapter for s in sizes]
+    df = compare(c, adapters, pivot=pivot, n_boot=n_boot, seed=seed)
+    vs = {a.id: a.vocab_size for a in adapters}
+    req = {a.id: s for a, s in zip(adapters, sizes)}
+    df = df.with_columns(
+        pl.col("tokenizer").replace_strict(req, return_dtype=pl.Int64).alias("requested_size"),
+        pl.col("tokenizer").replace_strict(vs, return_dtype=pl.Int64).alias("vocab_size"),
+    ).with_columns((pl.col("vocab_size") * d_model * (1 if tied else 2)).alias("embedding_params"))
+    return df.select("requested_size", "vocab_size", "embedding_params", *[x for x in df.columns if x not in (
+        "requested_size", "vocab_size", "embedding_params")])
+
+
+def plot_sweep(df: pl.DataFrame, path: str | os.PathLike) -> Path:
+    """PNG: tokens per character and premium against vocabulary size, one line per language."""
+    import tempfile
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=120)
+    for lang in sorted(df["language"].unique().to_list()):
+        d = df.filter(pl.col("language") == lang).sort("vocab_size")
+        for ax, col in zip(axes, ("tokens_per_char", "premium")):
+            ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", label=lang)
+    for ax, title in zip(axes, ("tokens per character", "premium vs pivot")):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("vocabulary size")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".png", dir=p.parent)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format="png", metadata={"Software": None})
+        os.replace(tmp, p)
+    finally:
+        plt.close(fig)
+        Path(tmp).unlink(missing_ok=True)
+    return p

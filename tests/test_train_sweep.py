@@ -107,3 +107,13 @@ def test_cli_train_and_sweep(tmp_path, capsys):
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert pl.read_csv(tmp_path / "s.csv").height == 4
     assert main(["sweep", "sample", "--mix", "zh=lots"]) == 2
+
+
+def test_sweep_rows_equal_direct_training_compare():
+    from tokstat import compare
+
+    df = sweep(SAMPLE, "bpe", [700, 1400], n_boot=50)
+    direct = compare(SAMPLE, [train(SAMPLE, "bpe", 700).adapter], n_boot=50)
+    got = df.filter(pl.col("vocab_size") == 700).drop("requested_size", "vocab_size", "embedding_params")
+    cols = [c for c in got.columns if c not in ("tokenizer", "signature")]
+    assert got.select(cols).equals(direct.select(cols))

@@ -93,7 +93,12 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     segname = {lang: segmenter_name(lang, lang in c.gold_words) for lang in langs}
     counts = {(a.id, lang): LangCounts() for a in adapters for lang in langs}
     source = joined(c) if join else c
+    heldout_only = not join and all(getattr(a, "heldout", None) for a in adapters)
     for batch in _batches(source, batch_size):
+        if heldout_only:  # every tokenizer was trained here: only the held-out split is evaluated
+            batch = [s for s in batch if is_heldout(s.id)]
+            if not batch:
+                continue
         held = [is_heldout(s.id) for s in batch]
         for lang in langs:
             texts = [s.texts.get(lang, "") for s in batch]
@@ -105,7 +110,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             full = TextBatch.build(texts, [s.id for s in batch], words)
             sub = None
             for a in adapters:
-                if getattr(a, "heldout", None) and not join:
+                if getattr(a, "heldout", None) and not join and not heldout_only:
                     if sub is None:
                         keep = [i for i, h in enumerate(held) if h]
                         sub = TextBatch.build([texts[i] for i in keep], [batch[i].id for i in keep],

@@ -40,6 +40,8 @@ class Corpus:
     sources: list[Path] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
     gold_words: frozenset[str] = frozenset()
+    #: optional loader hook that re-opens the source reading only some languages (CoNLL-U: fewer files)
+    narrow: Callable[[list[str]], Corpus] | None = None
 
     def __iter__(self) -> Iterator[Segment]:
         return iter(self.factory())
@@ -63,6 +65,10 @@ class Corpus:
         if missing:
             raise TokstatError(f"language(s) {', '.join(missing)} not in corpus {self.name}",
                                fix=f"choose from {', '.join(self.languages)}")
+        if self.narrow is not None:
+            c = self.narrow(list(languages))
+            c.name, c.meta = self.name, self.meta
+            return c
         parent = self.factory
 
         def gen():

@@ -11,40 +11,42 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import warnings
 from pathlib import Path
 
 import polars as pl
-from tokenizers import Tokenizer
+from tokenizers import Tokenizer, models
 
-from .adapters.hf import HFAdapter
 from .compare import compare
 from .corpus import Corpus
 from .errors import TokstatError
 from .loaders import load_corpus
+from .segmenters import jieba_words
 from .train import HELDOUT, train
 
 PREFIX_ALGOS = {"bpe", "byte-bpe"}
 
 
-def derive_bpe(tok: Tokenizer, size: int) -> Tokenizer:
+def derive_bpe(tok: Tokenizer, size: int, cfg: dict | None = None) -> Tokenizer:
     """The BPE tokenizer of vocabulary ``size`` contained in ``tok``: ids < size, merges that build them.
 
     The HF BPE trainer numbers the alphabet first and then each merge's result in merge order, so
-    keeping ids below ``size`` keeps the first ``size - len(alphabet)`` merges.
+    keeping ids below ``size`` keeps the first ``size - len(alphabet)`` merges. ``cfg`` is the parsed
+    ``tok.to_str()`` (pass it when deriving several sizes).
     """
-    cfg = json.loads(tok.to_str())
+    cfg = cfg if cfg is not None else json.loads(tok.to_str())
     model = cfg["model"]
-    vocab = model["vocab"]
-    merges = model["merges"]
+    vocab, merges = model["vocab"], model["merges"]
     n_alpha = len(vocab) - len(merges)
-    if size >= len(vocab):
-        return Tokenizer.from_str(tok.to_str())
     if size < n_alpha:
         raise TokstatError(f"vocabulary size {size} is below the alphabet ({n_alpha} symbols)",
                            fix=f"use sizes of at least {n_alpha}")
-    model["vocab"] = {t: i for t, i in vocab.items() if i < size}
-    model["merges"] = merges[: size - n_alpha]
-    return Tokenizer.from_str(json.dumps(cfg))
+    size = min(size, len(vocab))
+    pairs = [tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1)) for m in merges[: size - n_alpha]]
+    out = Tokenizer(models.BPE(vocab={t: i for t, i in vocab.items() if i < size}, merges=pairs))
+    out.normalizer, out.pre_tokenizer, out.decoder = tok.normalizer, tok.pre_tokenizer, tok.decoder
+    return out
 
 
 def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[str] | None = None,
@@ -59,16 +61,27 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     if not sizes or sizes[0] < 1:
         raise TokstatError("no vocabulary sizes", fix="pass --sizes 4000,8000,16000")
     adapters = []
+    # the word segmenter's dictionary loads while the (GIL-free) trainer runs
+    warm = threading.Thread(target=lambda: jieba_words("预热"), daemon=True)
+    warm.start()
     if algo in PREFIX_ALGOS:
-        big = train(c, algo, sizes[-1], mix=mix, seed=seed, heldout=heldout).adapter
+        trained = train(c, algo, sizes[-1], mix=mix, seed=seed, heldout=heldout, keep_heldout=True)
+        big = trained.adapter
+        # evaluation reads the held-out segments kept by the training pass, not the corpus again
+        held = trained.heldout_segments
+        c = Corpus(c.name, c.languages, lambda: iter(held), c.sources, c.meta, c.gold_words)
+        cfg = json.loads(big.tok.to_str())
         for s in sizes:
-            a = HFAdapter(derive_bpe(big.tok, s), f"train/{algo}-{s}", big.file_hash)
-            a.heldout = (heldout, seed)
-            adapters.append(a)
+            adapters.append(big.prefix(derive_bpe(big.tok, s, cfg), f"train/{algo}-{s}"))
     else:
         adapters = [train(c, algo, s, mix=mix, seed=seed, heldout=heldout).adapter for s in sizes]
+    warm.join()
     df = compare(c, adapters, pivot=pivot, n_boot=n_boot, seed=seed)
     vs = {a.id: a.vocab_size for a in adapters}
+    for a, s in zip(adapters, sizes):
+        if vs[a.id] < s:
+            warnings.warn(f"the corpus fills only {vs[a.id]:,} of the {s:,} tokens asked for; "
+                          "that row is the full vocabulary", stacklevel=2)
     req = {a.id: s for a, s in zip(adapters, sizes)}
     df = df.with_columns(
         pl.col("tokenizer").replace_strict(req, return_dtype=pl.Int64).alias("requested_size"),

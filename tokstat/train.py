@@ -35,15 +35,26 @@ def training_texts(corpus, *, fraction: float = HELDOUT, seed: int = 0, language
     ``mix`` reweights languages by character share: ``{"zh": 0.7, "en": 0.3}`` repeats or subsamples
     each language's texts (seeded) until it holds that share of the training characters.
     """
+    return _training_texts(corpus, fraction=fraction, seed=seed, languages=languages, mix=mix)[0]
+
+
+def _training_texts(corpus, *, fraction, seed, languages, mix, keep=None) -> tuple[list[str], int, int]:
+    """(texts, segments, held-out segments) in one pass over the corpus; held-out segments are
+    appended to ``keep`` when it is a list."""
     per: dict[str, list[str]] = {}
+    n = held = 0
     for seg in corpus:
+        n += 1
         if is_heldout(seg.id, fraction, seed):
+            held += 1
+            if keep is not None:
+                keep.append(seg)
             continue
         for lang, t in seg.texts.items():
             if (languages is None or lang in languages) and t.strip():
                 per.setdefault(lang, []).append(t)
     if not mix:
-        return [t for lang in sorted(per) for t in per[lang]]
+        return [t for lang in sorted(per) for t in per[lang]], n, held
     unknown = set(mix) - set(per)
     if unknown:
         raise TokstatError(f"--mix names languages without training text: {', '.join(sorted(unknown))}",
@@ -65,7 +76,7 @@ def training_texts(corpus, *, fraction: float = HELDOUT, seed: int = 0, language
             got += len(t)
             i += 1
     rng.shuffle(out)
-    return out
+    return out, n, held
 
 
 def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
@@ -77,14 +88,30 @@ def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
         tr = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                  show_progress=False)
     elif algo == "wordpiece":
-        # WordPieceTrainer is BpeTrainer with a "##" prefix, but it cuts ties at the vocabulary
-        # boundary in hash order; BpeTrainer itself is deterministic, so train that and keep its tokens.
-        tok = Tokenizer(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##"))
+        # HF's WordPieceTrainer (and BpeTrainer with a "##" prefix) cut ties at the vocabulary boundary
+        # in hash order, so two runs can differ. The vocabulary is taken from SentencePiece's
+        # deterministic BPE instead: a piece that starts a word ("▁de") becomes "de", a piece inside
+        # a word becomes "##..."; every character gets both forms so no word is [UNK] by construction.
+        sp = spm.SentencePieceProcessor(model_proto=train_spm("spm-bpe", vocab_size, texts, byte_fallback=False))
+        tokens: list[str] = ["[UNK]"]
+        seen = set(tokens)
+        for i in range(sp.get_piece_size()):
+            if sp.is_control(i) or sp.is_unknown(i):
+                continue
+            piece = sp.id_to_piece(i)
+            forms = [piece[1:]] if piece.startswith("\u2581") else ["##" + piece]
+            if len(piece.lstrip("\u2581")) == 1:
+                forms = [piece.lstrip("\u2581"), "##" + piece.lstrip("\u2581")]
+            for f in forms:
+                if f and f != "##" and f not in seen:
+                    seen.add(f)
+                    tokens.append(f)
+        tok = Tokenizer(models.WordPiece(vocab={t: i for i, t in enumerate(tokens[:max(vocab_size, 1)])},
+                                         unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer(lowercase=False)
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tok.decoder = decoders.WordPiece()
-        tr = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["[UNK]"], continuing_subword_prefix="##",
-                                 show_progress=False)
+        return tok
     else:
         # HF's UnigramTrainer is not deterministic (scores differ between runs by up to 1e-2 even
         # single-threaded), so the Unigram vocabulary is trained by SentencePiece (deterministic) and
@@ -97,19 +124,14 @@ def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
         tok.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Metaspace()])
         return tok
     tok.train_from_iterator(texts, trainer=tr)
-    if algo == "wordpiece":
-        # WordPiece's greedy longest match depends only on the set of tokens: number them canonically.
-        vocab = tok.get_vocab()
-        order = ["[UNK]"] + sorted(t for t in vocab if t != "[UNK]")
-        tok.model = models.WordPiece(vocab={t: i for i, t in enumerate(order)}, unk_token="[UNK]")
     return tok
 
 
-def train_spm(algo: str, vocab_size: int, texts) -> bytes:
+def train_spm(algo: str, vocab_size: int, texts, byte_fallback: bool = True) -> bytes:
     """The serialized SentencePiece model (single-threaded, so the bytes are deterministic)."""
     buf = io.BytesIO()
     try:
-        _spm_train(buf, algo, vocab_size, texts)
+        _spm_train(buf, algo, vocab_size, texts, byte_fallback)
     except RuntimeError as e:
         msg = str(e).split("] ", 1)[-1].splitlines()[0]
         raise TokstatError(f"SentencePiece cannot train a {vocab_size}-token {algo} vocabulary: {msg}",
@@ -118,9 +140,9 @@ def train_spm(algo: str, vocab_size: int, texts) -> bytes:
     return buf.getvalue()
 
 
-def _spm_train(buf, algo, vocab_size, texts):
+def _spm_train(buf, algo, vocab_size, texts, byte_fallback):
     spm.SentencePieceTrainer.train(sentence_iterator=iter(texts), model_writer=buf, vocab_size=vocab_size,
-                                   model_type=algo.split("-")[1], byte_fallback=True,
+                                   model_type=algo.split("-")[1], byte_fallback=byte_fallback,
                                    character_coverage=0.9995, hard_vocab_limit=False, num_threads=1,
                                    normalization_rule_name="identity",
                                    minloglevel=2)
@@ -140,6 +162,7 @@ class Trained:
     adapter: Adapter
     metadata: dict
     files: list[Path]
+    heldout_segments: list | None = None
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -155,14 +178,16 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = None,
           mix: dict[str, float] | None = None, out: str | os.PathLike | None = None, seed: int = 0,
-          heldout: float = HELDOUT) -> Trained:
+          heldout: float = HELDOUT, keep_heldout: bool = False) -> Trained:
     """Train a tokenizer on the train split; optionally save it (``tokenizer.json`` or ``tokenizer.model``)
     with ``metadata.json`` (corpus signature, split, seed, settings). Same inputs, byte-identical files."""
     if algo not in ALGOS:
         raise TokstatError(f"unknown training algorithm {algo!r}", fix=f"use one of {', '.join(ALGOS)}")
     if vocab_size < 1:
         raise TokstatError("vocabulary size must be positive", fix="e.g. --vocab-size 32000")
-    texts = training_texts(corpus, fraction=heldout, seed=seed, languages=languages, mix=mix)
+    kept = [] if keep_heldout else None
+    texts, n_segments, n_held = _training_texts(corpus, fraction=heldout, seed=seed, languages=languages, mix=mix,
+                                                keep=kept)
     if not texts:
         raise TokstatError("no training text in the corpus", fix="use a corpus with non-empty segments")
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
@@ -177,10 +202,6 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
         a = HFAdapter(tok, ident, digest)
         payload, fname = canonical_json(tok), "tokenizer.json"
     a.heldout = (heldout, seed)
-    n_segments = n_held = 0
-    for seg in corpus:
-        n_segments += 1
-        n_held += is_heldout(seg.id, heldout, seed)
     from . import __version__
 
     meta = {"corpus": f"{corpus.name}@{corpus.fingerprint()[:8]}", "algo": algo, "vocab_size": vocab_size,
@@ -197,7 +218,7 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
         _write_atomic(d / fname, payload)
         _write_atomic(d / "metadata.json", (json.dumps(meta, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode())
         files = [d / fname, d / "metadata.json"]
-    return Trained(a, meta, files)
+    return Trained(a, meta, files, kept)
 
 
 def train_from_spec(target: str, opts: dict[str, str], corpus) -> Adapter:

@@ -13,19 +13,6 @@ from ..errors import TokstatError
 from .base import Adapter, fix_byte_runs, monotone, sha256_files
 
 
-def _bytes_to_unicode() -> dict[str, int]:
-    """GPT-2's printable alphabet for bytes (the ByteLevel pre-tokenizer): char -> byte."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
-
-
 def _uses_byte_level(cfg: dict) -> bool:
     def has(node):
         if not node:
@@ -61,12 +48,27 @@ class HFAdapter(Adapter):
                     self.byte_fallback[i] = True
         self._lens = None
         if self.byte_level:
-            table = _bytes_to_unicode()
             lens = np.zeros(self.n_ids, dtype=np.int64)
             added = {a["content"] for a in cfg.get("added_tokens", [])}
-            for t, i in vocab.items():
-                lens[i] = len(t.encode()) if t in added or any(c not in table for c in t) else len(t)
+            for t, i in vocab.items():  # each ByteLevel symbol stands for one byte ...
+                lens[i] = len(t)
+            for t in added:             # ... but added tokens are matched as plain text
+                if t in vocab:
+                    lens[vocab[t]] = len(t.encode())
             self._lens = lens
+
+    def prefix(self, tok: Tokenizer, ident: str) -> HFAdapter:
+        """An adapter for ``tok``, a BPE whose vocabulary is ids ``0..n-1`` of this one's (a sweep's
+        smaller size): the per-id tables are sliced, not rebuilt."""
+        import copy
+
+        n = tok.get_vocab_size(with_added_tokens=False)
+        a = copy.copy(self)
+        a.tok, a.id, a.n_ids, a.vocab_size = tok, ident, n, n
+        a.byte_fallback = self.byte_fallback[:n]
+        a._lens = self._lens[:n] if self._lens is not None else None
+        a.unk_ids = frozenset(i for i in self.unk_ids if i < n)
+        return a
 
     def _encode(self, texts):
         encs = self.tok.encode_batch(texts, add_special_tokens=False)

@@ -120,4 +120,10 @@ def load_conllu(paths: list[Path]) -> Corpus:
 
     name = "-".join(sorted({p.parent.name for p in by_lang.values()})) if len(by_lang) < 3 else \
         (next(iter(by_lang.values())).parent.parent.name or "conllu")
-    return Corpus(name, langs, gen, list(by_lang.values()), {"loader": "conllu"}, frozenset(langs))
+    return Corpus(name, langs, gen, list(by_lang.values()), {"loader": "conllu"}, frozenset(langs),
+                  narrow=lambda keep: _ordered(load_conllu([by_lang[lang] for lang in keep]), keep))
+
+
+def _ordered(c: Corpus, keep: list[str]) -> Corpus:
+    c.languages = list(keep)
+    return c

@@ -211,3 +211,16 @@ def test_cli_compare_writes_atomically(cl100k, tmp_path, capsys):
     main(["compare", "sample", "-t", cl100k, "--out", str(out2)])
     assert out.read_bytes() == out2.read_bytes()  # deterministic, byte-identical
     assert main(["compare", "sample", "-t", cl100k, "--pivot", "fr"]) == 2
+
+
+def test_empty_segments_are_reported_not_dropped(tmp_path):
+    d = tmp_path / "c"
+    d.mkdir()
+    (d / "en.txt").write_text("the cat\nthe\n", encoding="utf-8")
+    (d / "zh.txt").write_text("猫\n\n", encoding="utf-8")
+    a = Table([b"the", b"cat", "猫".encode()])
+    with pytest.warns(UserWarning, match="zh: 1 empty segment"):
+        df, segs = compare(load_corpus(d), [a], return_segments=True)
+    zh = df.filter(pl.col("language") == "zh").row(0, named=True)
+    assert zh["segments"] == 1 and segs.filter(pl.col("language") == "zh").height == 2
+    assert zh["premium"] == 1 / 2  # only the segment non-empty in both languages

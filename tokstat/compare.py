@@ -126,6 +126,10 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         for lang in langs:
             lc = counts[(a.id, lang)]
             frame = lc.frame()
+            empty = frame.filter(pl.col("chars") == 0).height
+            if empty and a is adapters[0]:
+                warnings.warn(f"{lang}: {empty} empty segment(s) left out of its rows (listed in --segments-out)",
+                              stacklevel=2)
             row = {"tokenizer": a.id, "language": lang}
             row.update(summarize(frame, pivot_frame, histogram=lc.histogram, vocab_size=a.vocab_size,
                                  coverage=single_token_coverage(a, lc.cjk), n_boot=0 if join else n_boot,

@@ -168,6 +168,43 @@ def sweep_cmd(corpus_spec, algo, sizes, languages, mix, pivot, d_model, tied, se
         console.print(f"wrote {plot}")
 
 
+@cli.command("model-info")
+@click.option("--model", "model_name", help="preset name (see presets.toml)")
+@click.option("--models-file", help="a TOML file of extra presets")
+@click.option("--d-model", type=int)
+@click.option("--layers", type=int)
+@click.option("--heads", type=int)
+@click.option("--kv-heads", type=int)
+@click.option("--d-ff", type=int)
+@click.option("--vocab-size", type=int)
+@click.option("--context", type=int)
+@click.option("--tied/--untied", default=None)
+@click.option("--mlp", type=click.Choice(["gelu", "swiglu"]))
+def model_info_cmd(model_name, models_file, **fields):
+    """Parameters, FLOPs per token and memory of a model preset or explicit shape."""
+    from .cost.model import ModelConfig, preset
+    from .cost.report import model_info
+
+    given = {k: v for k, v in fields.items() if v is not None}
+    if model_name:
+        base = preset(model_name, models_file)
+        m = base if not given else ModelConfig(**{**base.__dict__, **given})
+    else:
+        missing = [k for k in ("d_model", "layers", "heads", "d_ff", "vocab_size", "context") if k not in given]
+        if missing:
+            raise TokstatError(f"missing {', '.join('--' + k.replace('_', '-') for k in missing)}",
+                               fix="pass --model PRESET or every shape option")
+        given.setdefault("kv_heads", given["heads"])
+        m = ModelConfig(**given)
+    t = Table(title=f"{m.name}: {m.source or 'custom shape'}")
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    t.add_column("formula")
+    for q, v, f in model_info(m):
+        t.add_row(q, v, f)
+    console.print(t)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the click group; a :class:`TokstatError` becomes one line on stderr and exit 2."""
     try:

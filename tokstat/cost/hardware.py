@@ -1,0 +1,43 @@
+"""The accelerator catalogue (``hardware.toml``): dense peak throughput, memory, bandwidth, price."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+from ..errors import TokstatError
+
+
+@dataclass(frozen=True)
+class GPU:
+    name: str
+    bf16_tflops: float          # dense BF16/FP16 tensor peak
+    memory_gb: float
+    bandwidth_gb_s: float
+    interconnect_gb_s: float
+    price_usd_h: float
+    source: str
+    fp8_tflops: float | None = None
+    int8_tops: float | None = None
+    precision_note: str = ""
+
+
+def catalogue() -> dict[str, GPU]:
+    data = tomllib.loads(resources.files("tokstat.cost").joinpath("hardware.toml").read_text(encoding="utf-8"))
+    return {k: GPU(name=k, **v) for k, v in data.items()}
+
+
+def gpu(name: str) -> GPU:
+    cat = catalogue()
+    if name not in cat:
+        raise TokstatError(f"unknown accelerator {name!r}", fix=f"use one of {', '.join(cat)}")
+    return cat[name]
+
+
+def gpu_hours(flops: float, g: GPU, mfu: float) -> float:
+    """GPU-hours = FLOPs / (dense peak · MFU · 3600). MFU (model FLOPs utilisation, Chowdhery et al.
+    2022) must lie in (0, 1]."""
+    if not 0 < mfu <= 1:
+        raise TokstatError(f"MFU must be in (0, 1], got {mfu}", fix="typical values are 0.3-0.5")
+    return flops / (g.bf16_tflops * 1e12 * mfu * 3600)

@@ -1,0 +1,39 @@
+"""Rows of ``tokstat model-info``: each quantity, its value and the formula behind it."""
+
+from __future__ import annotations
+
+from .model import (ModelConfig, embedding_params, forward_flops_per_token, inference_weight_bytes,
+                    kv_cache_bytes_per_token, non_embedding_params, total_params, training_flops_per_token,
+                    training_memory_bytes)
+
+
+def _n(x: float) -> str:
+    for unit, k in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(x) >= k:
+            return f"{x / k:.3f}{unit}"
+    return f"{x:.0f}"
+
+
+def _gib(x: float) -> str:
+    return f"{x / 2**30:.2f} GiB" if x >= 2**30 else f"{x / 2**20:.3f} MiB"
+
+
+def model_info(m: ModelConfig) -> list[tuple[str, str, str]]:
+    mem = training_memory_bytes(m, recompute="none")
+    full = training_memory_bytes(m, recompute="full")
+    return [
+        ("parameters (total)", _n(total_params(m)), "non-embedding + embedding"),
+        ("non-embedding parameters N", _n(non_embedding_params(m)), "L·(attention + MLP + norms)"),
+        ("embedding parameters", _n(embedding_params(m)), "V·d (×2 untied) + learned positions"),
+        ("forward FLOPs / token", f"{forward_flops_per_token(m):.3e}", "2N + 2·d·V + L·s·d (causal)"),
+        ("training FLOPs / token", f"{training_flops_per_token(m):.3e}", "3 × forward"),
+        ("training FLOPs / token, recompute", f"{training_flops_per_token(m, recompute=True):.3e}", "4 × forward"),
+        ("weights+grads+AdamW", _gib(mem["weights"] + mem["gradients"] + mem["optimizer"]), "16 B / parameter"),
+        ("activations (b=1, s=context)", _gib(mem["activations"]), "L·s·b·d·(34 + 5·a·s/d) (Korthikanti 2022)"),
+        ("activations, full recompute", _gib(full["activations"]), "L·2·s·b·d"),
+        ("logits buffer (b=1)", _gib(mem["logits"]), "4·b·s·V"),
+        ("inference weights bf16 / int8 / int4",
+         " / ".join(_gib(inference_weight_bytes(m, d)) for d in ("bf16", "int8", "int4")), "params × bytes"),
+        ("KV cache / token (bf16)", _gib(kv_cache_bytes_per_token(m)), "2·L·h_kv·d_head·2 B"),
+        ("KV cache, full context", _gib(kv_cache_bytes_per_token(m) * m.context), "× context"),
+    ]

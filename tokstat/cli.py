@@ -205,6 +205,56 @@ def model_info_cmd(model_name, models_file, **fields):
     console.print(t)
 
 
+@cli.command("cost")
+@click.option("--results", required=True, help="output of tokstat compare or tokstat sweep (.parquet/.csv/.json)")
+@click.option("--model", "model_name", required=True, help="model preset")
+@click.option("--models-file", help="a TOML file of extra presets")
+@click.option("--gpu", "gpu_name", required=True, help="accelerator from the catalogue")
+@click.option("--gpus", default=1, show_default=True)
+@click.option("--mfu", default=0.4, show_default=True, help="model FLOPs utilisation in (0, 1]")
+@click.option("--mbu", default=0.7, show_default=True, help="memory-bandwidth utilisation in (0, 1]")
+@click.option("--price", type=float, help="USD per GPU-hour (default: the catalogue's)")
+@click.option("--train-chars", type=float, help="characters of text trained on, per language")
+@click.option("--train-tokens", type=float, help="training tokens, counted in the pivot language")
+@click.option("--mix", help="language shares for a mixed row, e.g. zh=0.4,en=0.6")
+@click.option("--batch", default=32, show_default=True, help="serving batch size")
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_tokens, mix,
+             batch, out):
+    """Training and serving cost per (tokenizer, language) from compare/sweep results."""
+    import polars as pl
+
+    from .cost.hardware import gpu
+    from .cost.model import preset
+    from .cost.projection import project
+
+    p = results.lower()
+    try:
+        df = pl.read_parquet(results) if p.endswith(".parquet") else (
+            pl.read_csv(results) if p.endswith(".csv") else pl.read_json(results))
+    except (OSError, pl.exceptions.PolarsError) as e:
+        raise TokstatError(f"cannot read results ({str(e).splitlines()[0][:120]})", path=results,
+                           fix="pass a file written by tokstat compare --out or tokstat sweep --out") from None
+    cdf = project(df, preset(model_name, models_file), gpu(gpu_name), gpus=gpus, mfu=mfu, mbu=mbu, price=price,
+                  train_chars=train_chars, train_tokens=train_tokens, mix=_mix(mix), batch=batch)
+    t = Table(title=f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {mfu}, MBU {mbu}")
+    cols = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"), ("training_tokens", "train tokens"),
+            ("gpu_hours", "GPU-h"), ("dollars", "USD"), ("cost_multiplier", "×pivot"),
+            ("kv_cache_bytes_per_1k_chars", "KV B/1k ch"), ("chars_in_context", "chars/ctx"),
+            ("decode_s_per_1k_chars", "decode s/1k"), ("serving_usd_per_m_chars", "USD/M ch"), ("fits", "fits"),
+            ("recommended", "best")]
+    for _, h in cols:
+        t.add_column(h, justify="right")
+    for r in cdf.iter_rows(named=True):
+        t.add_row(*[(f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c])) for c, _ in cols])
+    console.print(t)
+    if out:
+        from .io import write_table
+
+        write_table(cdf, out)
+        console.print(f"wrote {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the click group; a :class:`TokstatError` becomes one line on stderr and exit 2."""
     try:

@@ -1,0 +1,101 @@
+"""Per-language projection: token counts -> training compute, GPU-hours, dollars, KV cache, latency, serving cost.
+
+Inputs are the rows of ``compare`` (or ``sweep``): tokens per character and the premium per
+(tokenizer, language). Roofline for inference: a phase is compute bound when its FLOPs at
+peak·MFU take longer than moving its bytes at bandwidth·MBU, else memory-bandwidth bound.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ..errors import TokstatError
+from .hardware import GPU, gpu_hours
+from .model import (ModelConfig, forward_flops_per_token, inference_weight_bytes, kv_cache_bytes_per_token,
+                    training_flops_per_token)
+
+COST_COLUMNS = ["tokenizer", "language", "vocab_size", "tokens_per_char", "premium", "training_tokens",
+                "training_flops", "gpu_hours", "dollars", "cost_multiplier", "kv_cache_bytes_per_1k_chars",
+                "chars_in_context", "prefill_s_per_1k_chars", "prefill_bound", "decode_s_per_1k_chars",
+                "decode_bound", "serving_usd_per_m_chars", "fits", "recommended"]
+
+
+def _roofline(flops: float, nbytes: float, g: GPU, gpus: int, mfu: float, mbu: float) -> tuple[float, str]:
+    """max(FLOPs / (peak·MFU·n), bytes / (bandwidth·MBU·n)) and which bound it is."""
+    tc = flops / (g.bf16_tflops * 1e12 * mfu * gpus)
+    tm = nbytes / (g.bandwidth_gb_s * 1e9 * mbu * gpus)
+    return (tc, "compute") if tc >= tm else (tm, "memory")
+
+
+def project_row(tpc: float, premium: float | None, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: float,
+                price: float, train_chars: float | None, train_tokens: float | None, batch: int,
+                dtype: str) -> dict:
+    """All cost columns for one language with ``tpc`` tokens per character."""
+    if train_chars is not None:
+        tokens = train_chars * tpc          # the same text, in this language
+    else:
+        tokens = train_tokens * (premium if premium is not None else 1.0)  # pivot tokens -> this language
+    flops = tokens * training_flops_per_token(m)
+    hours = gpu_hours(flops, g, mfu)
+    kv = kv_cache_bytes_per_token(m, dtype)
+    w = inference_weight_bytes(m, dtype)
+    t = 1000 * tpc                           # tokens in 1,000 characters
+    prefill, pb = _roofline(t * forward_flops_per_token(m, context=max(int(t), 1)), w + t * kv, g, gpus, mfu, mbu)
+    # one decode step serves `batch` sequences: all weights plus their KV caches (mid-length) are read
+    step, db = _roofline(batch * forward_flops_per_token(m, context=max(int(t), 1)), w + batch * kv * t / 2,
+                         g, gpus, mfu, mbu)
+    serving = price * gpus / 3600 * step / batch * tpc * 1e6
+    fits = w + batch * m.context * kv <= gpus * g.memory_gb * 1e9
+    return {"training_tokens": tokens, "training_flops": flops, "gpu_hours": hours, "dollars": hours * price,
+            "kv_cache_bytes_per_1k_chars": kv * t, "chars_in_context": m.context / tpc,
+            "prefill_s_per_1k_chars": prefill, "prefill_bound": pb, "decode_s_per_1k_chars": step * t,
+            "decode_bound": db, "serving_usd_per_m_chars": serving, "fits": "fits" if fits else "does not fit"}
+
+
+def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1, mfu: float = 0.4,
+            mbu: float = 0.7, price: float | None = None, train_chars: float | None = None,
+            train_tokens: float | None = None, mix: dict[str, float] | None = None, batch: int = 32,
+            dtype: str = "bf16") -> pl.DataFrame:
+    """One row per (tokenizer, language[, vocab size]) of ``results`` (+ a ``mix`` row per tokenizer)."""
+    if (train_chars is None) == (train_tokens is None):
+        raise TokstatError("say how much text is trained on", fix="pass exactly one of --train-chars, --train-tokens")
+    if not 0 < mbu <= 1:
+        raise TokstatError(f"MBU must be in (0, 1], got {mbu}", fix="typical values are 0.6-0.8")
+    if gpus < 1 or batch < 1:
+        raise TokstatError("--gpus and --batch must be at least 1", fix="e.g. --gpus 8 --batch 32")
+    need = {"tokenizer", "language", "tokens_per_char", "premium"}
+    if not need <= set(results.columns):
+        raise TokstatError(f"results lack columns {sorted(need - set(results.columns))}",
+                           fix="pass the output of tokstat compare or tokstat sweep")
+    price = g.price_usd_h if price is None else price
+    rows = []
+    sweep = "vocab_size" in results.columns
+    keys = ["tokenizer", "vocab_size"] if sweep else ["tokenizer"]  # sweep rows: the model takes the row's vocabulary
+    for _, grp in results.group_by(keys, maintain_order=True):
+        langs = grp.to_dicts()
+        vs = langs[0]["vocab_size"] if sweep else model.vocab_size
+        m = model.with_vocab(int(vs)) if sweep else model
+        todo = [(r["language"], r["tokens_per_char"], r["premium"]) for r in langs if r["tokens_per_char"]]
+        if mix:
+            by = {r["language"]: r for r in langs}
+            missing = set(mix) - set(by)
+            if missing:
+                raise TokstatError(f"--mix names languages not in the results: {', '.join(sorted(missing))}",
+                                   fix=f"use {', '.join(sorted(by))}")
+            wsum = sum(mix.values())
+            tpc = sum(w * by[k]["tokens_per_char"] for k, w in mix.items()) / wsum
+            prem = sum(w * (by[k]["premium"] or 1.0) for k, w in mix.items()) / wsum
+            todo.append(("mix", tpc, prem))
+        for lang, tpc, prem in todo:
+            r = {"tokenizer": langs[0]["tokenizer"], "language": lang, "vocab_size": int(vs), "tokens_per_char": tpc,
+                 "premium": prem}
+            r.update(project_row(tpc, prem, m, g, gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
+                                 train_tokens=train_tokens, batch=batch, dtype=dtype))
+            rows.append(r)
+    # what the same content costs in this language relative to the pivot, with the same model and
+    # hardware: every cost term is proportional to the token count, so it is the premium
+    df = pl.DataFrame(rows).with_columns(pl.col("premium").fill_null(1.0).alias("cost_multiplier"))
+    # recommended: the cheapest vocabulary per language (sweep results), the cheapest tokenizer otherwise
+    best = pl.col("dollars") == pl.col("dollars").min().over("language")
+    df = df.with_columns(best.alias("recommended"))
+    return df.select(COST_COLUMNS)

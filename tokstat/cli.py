@@ -180,7 +180,9 @@ def sweep_cmd(corpus_spec, algo, sizes, languages, mix, pivot, d_model, tied, se
 @click.option("--context", type=int)
 @click.option("--tied/--untied", default=None)
 @click.option("--mlp", type=click.Choice(["gelu", "swiglu"]))
-def model_info_cmd(model_name, models_file, **fields):
+@click.option("--gpu", "gpu_name", default="a100-80gb-sxm", show_default=True, help="for the all-reduce time")
+@click.option("--gpus", default=8, show_default=True, help="data-parallel GPUs for the all-reduce time")
+def model_info_cmd(model_name, models_file, gpu_name, gpus, **fields):
     """Parameters, FLOPs per token and memory of a model preset or explicit shape."""
     from .cost.model import ModelConfig, preset
     from .cost.report import model_info
@@ -200,8 +202,14 @@ def model_info_cmd(model_name, models_file, **fields):
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_column("formula")
+    from .cost.hardware import gpu
+    from .cost.model import allreduce_seconds
+
+    g = gpu(gpu_name)
     for q, v, f in model_info(m):
         t.add_row(q, v, f)
+    t.add_row(f"gradient all-reduce, {gpus}× {gpu_name}", f"{allreduce_seconds(m, gpus, g.interconnect_gb_s):.3f} s",
+              f"2·(n−1)/n·2·params B / {g.interconnect_gb_s:g} GB/s (ring)")
     console.print(t)
 
 

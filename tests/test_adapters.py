@@ -202,3 +202,8 @@ def test_ranks_file_without_pattern_names_fix(tmp_path):
     shutil.copy(SHARED_TOK / "llama3" / "tokenizer.model", tmp_path / "tokenizer.model")
     with pytest.raises(TokstatError, match=r"\?pattern=NAME"):
         load_tokenizer(f"tiktoken:{tmp_path}/tokenizer.model")
+
+
+def test_spm_algorithm_read_from_model():
+    assert adapter_and_oracle("llama2")[0].algorithm == "sentencepiece bpe"
+    assert adapter_and_oracle("t5")[0].algorithm == "sentencepiece unigram"

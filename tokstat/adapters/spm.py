@@ -39,54 +39,47 @@ class SPMAdapter(Adapter):
         return ids, starts, ends
 
 
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    shift = val = 0
+    while True:
+        b = buf[i]
+        i += 1
+        val |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return val, i
+        shift += 7
+
+
+def _fields(buf: bytes):
+    """Yield ``(field, wire_type, value)`` of a protobuf message: ints for varints, bytes otherwise."""
+    i = 0
+    while i < len(buf):
+        key, i = _varint(buf, i)
+        field, wt = key >> 3, key & 7
+        if wt == 0:
+            val, i = _varint(buf, i)
+        elif wt == 2:
+            ln, i = _varint(buf, i)
+            val, i = buf[i:i + ln], i + ln
+        elif wt in (1, 5):
+            n = 8 if wt == 1 else 4
+            val, i = buf[i:i + n], i + n
+        else:
+            return
+        yield field, wt, val
+
+
 def _algorithm(path: Path) -> str:
     """Read ``trainer_spec.model_type`` from the model proto without protobuf: field 2 of
-    ModelProto is TrainerSpec, whose field 3 is model_type (1 UNIGRAM, 2 BPE, 3 WORD, 4 CHAR)."""
-    data = path.read_bytes()
-
-    def varint(buf, i):
-        shift = val = 0
-        while True:
-            b = buf[i]
-            i += 1
-            val |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return val, i
-            shift += 7
-
-    i = 0
+    ModelProto is TrainerSpec, whose field 3 is model_type (1 UNIGRAM, 2 BPE, 3 WORD, 4 CHAR;
+    absent means the default, UNIGRAM)."""
     try:
-        while i < len(data):
-            key, i = varint(data, i)
-            field, wt = key >> 3, key & 7
-            if wt == 2:
-                ln, i = varint(data, i)
-                if field == 2:
-                    sub, j = data[i:i + ln], 0
-                    while j < len(sub):
-                        k, j = varint(sub, j)
-                        f2, w2 = k >> 3, k & 7
-                        if w2 == 0:
-                            v, j = varint(sub, j)
-                            if f2 == 3:
-                                return {1: "unigram", 2: "bpe", 3: "word", 4: "char"}.get(v, "?")
-                        elif w2 == 2:
-                            ln2, j = varint(sub, j)
-                            j += ln2
-                        elif w2 == 5:
-                            j += 4
-                        elif w2 == 1:
-                            j += 8
-                    return "unigram"
-                i += ln
-            elif wt == 0:
-                _, i = varint(data, i)
-            elif wt == 5:
-                i += 4
-            elif wt == 1:
-                i += 8
-            else:
-                break
+        for field, wt, val in _fields(path.read_bytes()):
+            if field == 2 and wt == 2:
+                for f2, w2, v2 in _fields(val):
+                    if f2 == 3 and w2 == 0:
+                        return {1: "unigram", 2: "bpe", 3: "word", 4: "char"}.get(v2, "?")
+                return "unigram"
     except IndexError:
         pass
     return "unigram"

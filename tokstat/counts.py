@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from .adapters.base import Adapter, Encoded, char_boundaries, text_bytes
+from .adapters.base import Adapter, Encoded, char_boundaries, text_bytes, utf8_lengths
 
 #: Unicode White_Space code points
 WHITESPACE = np.array([9, 10, 11, 12, 13, 32, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
@@ -50,7 +50,7 @@ class TextBatch:
         buf, base = text_bytes(texts)
         joined = "".join(texts)
         cp = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
-        blen = (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int64)
+        blen = utf8_lengths(cp)
         nonws = np.repeat(~np.isin(cp, WHITESPACE), blen)
         nw = np.zeros(len(buf) + 1, dtype=np.int64)
         np.cumsum(nonws, out=nw[1:])

@@ -4,11 +4,34 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
 
 from .errors import TokstatError
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
+    """Yield a temporary path beside ``path``; on success rename it onto ``path``, on any error
+    (KeyboardInterrupt included) delete it, so no partial file is ever left."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=p.parent)
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, p)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        Path(tmp).write_bytes(data)
 
 
 def write_table(df: pl.DataFrame, path: str | os.PathLike) -> Path:
@@ -17,18 +40,11 @@ def write_table(df: pl.DataFrame, path: str | os.PathLike) -> Path:
     suf = p.suffix.lower()
     if suf not in (".parquet", ".csv", ".json"):
         raise TokstatError(f"unknown output format {suf!r}", path=p, fix="use .parquet, .csv or .json")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    os.close(fd)
-    try:
+    with atomic_path(p) as tmp:
         if suf == ".parquet":
             df.write_parquet(tmp, statistics=False)
         elif suf == ".csv":
             df.write_csv(tmp)
         else:
             df.write_json(tmp)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return p

@@ -21,6 +21,7 @@ from tokenizers import Tokenizer, models
 from .compare import compare
 from .corpus import Corpus
 from .errors import TokstatError
+from .io import atomic_path
 from .loaders import load_corpus
 from .segmenters import jieba_words
 from .train import HELDOUT, train
@@ -93,8 +94,6 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
 
 def plot_sweep(df: pl.DataFrame, path: str | os.PathLike) -> Path:
     """PNG: tokens per character and premium against vocabulary size, one line per language."""
-    import tempfile
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -112,14 +111,9 @@ def plot_sweep(df: pl.DataFrame, path: str | os.PathLike) -> Path:
         ax.grid(alpha=0.3)
         ax.legend()
     fig.tight_layout()
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".png", dir=p.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png", metadata={"Software": None})
-        os.replace(tmp, p)
+        with atomic_path(path, suffix=".png") as tmp:
+            fig.savefig(tmp, format="png", metadata={"Software": None})
     finally:
         plt.close(fig)
-        Path(tmp).unlink(missing_ok=True)
-    return p
+    return Path(path)

@@ -12,7 +12,6 @@ import io
 import json
 import os
 import random
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from .adapters.base import Adapter
 from .adapters.hf import HFAdapter
 from .adapters.spm import SPMAdapter
 from .errors import TokstatError
+from .io import write_bytes
 from .split import HELDOUT, is_heldout
 
 ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram")
@@ -165,17 +165,6 @@ class Trained:
     heldout_segments: list | None = None
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = None,
           mix: dict[str, float] | None = None, out: str | os.PathLike | None = None, seed: int = 0,
           heldout: float = HELDOUT, keep_heldout: bool = False) -> Trained:
@@ -215,8 +204,8 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     if out is not None:
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
-        _write_atomic(d / fname, payload)
-        _write_atomic(d / "metadata.json", (json.dumps(meta, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode())
+        write_bytes(d / fname, payload)
+        write_bytes(d / "metadata.json", (json.dumps(meta, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode())
         files = [d / fname, d / "metadata.json"]
     return Trained(a, meta, files, kept)
 

@@ -54,6 +54,11 @@ def text_bytes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(b"".join(enc), dtype=np.uint8), base
 
 
+def utf8_lengths(cp: np.ndarray) -> np.ndarray:
+    """UTF-8 bytes of each code point: ``utf8_lengths(np.array([0x41, 0xE9, 0x4F60, 0x1D11E]))`` -> 1, 2, 3, 4."""
+    return (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int64)
+
+
 def char_boundaries(buf: np.ndarray) -> np.ndarray:
     """``isb[p]`` is True when byte position ``p`` (0..len) is a character boundary."""
     isb = np.ones(len(buf) + 1, dtype=bool)

@@ -10,7 +10,7 @@ import tokenizers
 from tokenizers import Tokenizer
 
 from ..errors import TokstatError
-from .base import Adapter, fix_byte_runs, monotone, sha256_files
+from .base import Adapter, fix_byte_runs, monotone, sha256_files, utf8_lengths
 
 
 def _uses_byte_level(cfg: dict) -> bool:
@@ -86,7 +86,7 @@ class HFAdapter(Adapter):
             cb = np.zeros(len(text) + 1, dtype=np.int64)
             if text:
                 cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-                np.cumsum(1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000), out=cb[1:])
+                np.cumsum(utf8_lengths(cp), out=cb[1:])
             o = np.asarray(e.offsets, dtype=np.int64).reshape(-1, 2)
             s, t = monotone(*fix_byte_runs(a, cb[o[:, 0]], cb[o[:, 1]], self.byte_fallback))
             starts.append(s)

@@ -87,12 +87,9 @@ def seed_cache(name: str) -> bool:
             if cand.is_file():
                 cache = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
                              or Path(tempfile.gettempdir()) / "data-gym-cache")
-                cache.mkdir(parents=True, exist_ok=True)
-                target = cache / hashlib.sha1(urls[0].encode()).hexdigest()
-                fd, tmp = tempfile.mkstemp(dir=cache)
-                with os.fdopen(fd, "wb") as f:
-                    f.write(cand.read_bytes())
-                os.replace(tmp, target)
+                from ..io import write_bytes
+
+                write_bytes(cache / hashlib.sha1(urls[0].encode()).hexdigest(), cand.read_bytes())
                 return True
     return False
 

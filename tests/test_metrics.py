@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 
 from tokstat import compare, load_corpus
-from tokstat.adapters.base import Adapter
+from tokstat.adapters.base import Adapter, from_lists
 from tokstat.corpus import Corpus, Segment
-from tokstat.counts import LangCounts, TextBatch
+from tokstat.counts import LangStats, TextBatch, count_batch
 from tokstat.metrics import bootstrap_premium, renyi_efficiency
 from tokstat.segmenters import jieba_words, regex_words
 
@@ -64,7 +64,7 @@ class Table(Adapter):
             ids.append(a)
             starts.append(s)
             ends.append(e)
-        return ids, starts, ends
+        return from_lists(ids, starts, ends)
 
 
 def one_row(adapter, texts: dict[str, str], words=None):
@@ -134,18 +134,24 @@ def test_regex_words_examples():
         ["Don't", "stop", ",", "e-mail", "!"]
 
 
+def _stats(a, texts, ids, words) -> LangStats:
+    st = LangStats(rows=[])
+    tb = TextBatch.build(texts, ids, words)
+    enc = a.encode_spans(texts)
+    st.add(tb, count_batch(tb, enc, a), enc, a, seq=int(ids[0], 36))
+    return st
+
+
 def test_merge_two_halves_equals_whole():
     a = Table([b"the", b"cat", "猫".encode()])
     texts = ["the cat sat", "猫 and the cat", "tiny", "the the the"]
     words = [regex_words(t) for t in texts]
-    whole = LangCounts()
-    whole.add(TextBatch.build(texts, ["a", "b", "c", "d"], words), a.encode_spans(texts), a)
-    h1, h2 = LangCounts(), LangCounts()
-    h1.add(TextBatch.build(texts[:2], ["a", "b"], words[:2]), a.encode_spans(texts[:2]), a)
-    h2.add(TextBatch.build(texts[2:], ["c", "d"], words[2:]), a.encode_spans(texts[2:]), a)
-    m = h1.merge(h2)
-    assert m.frame().equals(whole.frame())
-    assert (m.histogram == whole.histogram).all() and m.cjk == whole.cjk
+    whole = _stats(a, texts, ["a", "b", "c", "d"], words)
+    h1, h2 = _stats(a, texts[:2], ["a", "b"], words[:2]), _stats(a, texts[2:], ["c", "d"], words[2:])
+    for m in (h1.merge(h2), h2.merge(h1)):   # order-independent
+        assert m.frame().equals(whole.frame())
+        assert (m.histogram == whole.histogram).all() and m.cjk == whole.cjk
+        assert (m.sums == whole.sums).all() and m.lengths == whole.lengths and m.segments == whole.segments
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Iterator
-from itertools import islice
+import os
+from collections.abc import Iterator
 
 import numpy as np
 import polars as pl
@@ -13,20 +13,14 @@ import polars as pl
 from . import __version__
 from .adapters import Adapter, load_tokenizer
 from .corpus import Corpus, Segment
-from .counts import LangCounts, TextBatch
+from .engine import Job, run_local, run_ray
 from .errors import TokstatError
 from .loaders import load_corpus
 from .metrics import COMPARE_COLUMNS, summarize
-from .segmenters import segmenter_name, word_spans
-from .split import is_heldout
+from .progress import Meter
+from .segmenters import jieba_words, segmenter_name
 
 UNRELIABLE_UNK = 0.10
-
-
-def _batches(it: Iterable[Segment], size: int) -> Iterator[list[Segment]]:
-    it = iter(it)
-    while batch := list(islice(it, size)):
-        yield batch
 
 
 def joined(corpus: Corpus) -> Iterator[Segment]:
@@ -43,17 +37,25 @@ def joined(corpus: Corpus) -> Iterator[Segment]:
                   {k: v for k, v in words.items() if k in corpus.gold_words})
 
 
-def single_token_coverage(adapter: Adapter, cps: set[int]) -> float | None:
-    """Share of distinct CJK characters that, encoded alone, give exactly one token covering input
-    (a zero-width dummy-prefix token such as SentencePiece's ``▁`` is not counted)."""
+def single_token_chars(adapter: Adapter, cps: set[int]) -> dict[int, bool]:
+    """For each CJK code point: does it, encoded alone, give exactly one token covering input (a
+    zero-width dummy-prefix token such as SentencePiece's ``▁`` is not counted)?"""
+    if not cps:
+        return {}
+    order = sorted(cps)
+    enc = adapter.encode_spans([chr(c) for c in order])
+    nz = (enc.ends > enc.starts).astype(np.int64)
+    per = np.add.reduceat(nz, enc.off[:-1]) if len(nz) else np.zeros(len(order), dtype=np.int64)
+    per = np.where(np.diff(enc.off) > 0, per, 0)
+    return dict(zip(order, (per == 1).tolist()))
+
+
+def single_token_coverage(adapter: Adapter, cps: set[int], table: dict[int, bool] | None = None) -> float | None:
+    """Share of distinct CJK characters ``cps`` that are one token on their own (see :func:`single_token_chars`)."""
     if not cps:
         return None
-    chars = [chr(c) for c in sorted(cps)]
-    enc = adapter.encode_spans(chars)
-    nz = (enc.ends > enc.starts).astype(np.int64)
-    per = np.add.reduceat(nz, enc.off[:-1]) if len(nz) else np.zeros(len(chars))
-    per = np.where(np.diff(enc.off) > 0, per, 0)
-    return float(np.mean(per == 1))
+    table = table if table is not None else single_token_chars(adapter, cps)
+    return float(np.mean([table[c] for c in cps]))
 
 
 def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str | None, join: bool) -> str:
@@ -71,11 +73,15 @@ def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str
 def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str | None = "en",
             languages: list[str] | None = None, join: bool = False, batch_size: int = 2048,
             n_boot: int = 1000, seed: int = 0, segments_out: str | None = None,
-            return_segments: bool = False):
+            return_segments: bool = False, workers: int | None = None, engine: str = "local",
+            address: str | None = None, progress: bool | None = None):
     """Compare tokenizers on a parallel corpus; returns a polars DataFrame with ``COMPARE_COLUMNS``.
 
     Each segment is encoded on its own without special tokens (``join=True``: one text per language).
     ``train:`` tokenizers are trained on the corpus's train split and evaluated on the held-out split.
+    ``workers`` (default: all cores) shard the counting across processes, ``engine="ray"`` across Ray
+    actors (``address``: a running cluster); every engine and worker count gives identical results.
+    Memory stays bounded unless per-segment rows are asked for (``segments_out``/``return_segments``).
     """
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
@@ -86,66 +92,58 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                            fix=f"pass --pivot {langs[0]}")
     if not tokenizers:
         raise TokstatError("no tokenizer given", fix="pass -t SPEC, e.g. -t tiktoken:cl100k_base")
+    if engine not in ("local", "ray"):
+        raise TokstatError(f"unknown engine {engine!r}", fix="use --engine local or --engine ray")
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers < 1:
+        raise TokstatError(f"--workers must be at least 1, not {workers}", fix="pass --workers 1 or more")
     adapters = [load_tokenizer(t, corpus=c) for t in tokenizers]
     ids = [a.id for a in adapters]
     if len(set(ids)) != len(ids):
         raise TokstatError(f"the same tokenizer id twice: {ids}", fix="pass each tokenizer once")
     segname = {lang: segmenter_name(lang, lang in c.gold_words) for lang in langs}
-    counts = {(a.id, lang): LangCounts() for a in adapters for lang in langs}
+    if any(n and n.startswith("jieba") for n in segname.values()):
+        jieba_words("预热")   # load the dictionary once, before workers are forked
+    job = Job(adapters, langs, pivot, c.gold_words, segname, join=join,
+              heldout_only=not join and all(getattr(a, "heldout", None) for a in adapters),
+              keep_rows=bool(segments_out or return_segments))
     source = joined(c) if join else c
-    heldout_only = not join and all(getattr(a, "heldout", None) for a in adapters)
-    for batch in _batches(source, batch_size):
-        if heldout_only:  # every tokenizer was trained here: only the held-out split is evaluated
-            batch = [s for s in batch if is_heldout(s.id)]
-            if not batch:
-                continue
-        held = [is_heldout(s.id) for s in batch]
-        for lang in langs:
-            texts = [s.texts.get(lang, "") for s in batch]
-            gold = lang in c.gold_words
-            if segname[lang] is None:
-                words = None
-            else:
-                words = [word_spans(lang, t, s.words.get(lang, []) if gold else None) for t, s in zip(texts, batch)]
-            full = TextBatch.build(texts, [s.id for s in batch], words)
-            sub = None
-            for a in adapters:
-                if getattr(a, "heldout", None) and not join and not heldout_only:
-                    if sub is None:
-                        keep = [i for i, h in enumerate(held) if h]
-                        sub = TextBatch.build([texts[i] for i in keep], [batch[i].id for i in keep],
-                                              [words[i] for i in keep] if words is not None else None)
-                    tb = sub
-                else:
-                    tb = full
-                counts[(a.id, lang)].add(tb, a.encode_spans(tb.texts), a)
+    shards = None if join else c.shards
+    with Meter(f"compare {c.name}", enabled=progress) as meter:
+        if engine == "ray":
+            stats = run_ray(job, source, workers=workers, address=address, batch_size=batch_size,
+                            shards=shards, progress=meter)
+        else:
+            stats = run_local(job, source, workers=1 if join else workers, batch_size=batch_size,
+                              shards=shards, progress=meter)
     fp = c.fingerprint()
     rows, seg_frames = [], []
     for a in adapters:
-        pivot_frame = counts[(a.id, pivot)].frame() if pivot else None
+        singles = single_token_chars(a, set().union(*(stats[(a.id, lang)].cjk for lang in langs)))
         for lang in langs:
-            lc = counts[(a.id, lang)]
-            frame = lc.frame()
-            empty = frame.filter(pl.col("chars") == 0).height
-            if empty and a is adapters[0]:
-                warnings.warn(f"{lang}: {empty} empty segment(s) left out of its rows (listed in --segments-out)",
+            st = stats[(a.id, lang)]
+            if st.empty and a is adapters[0]:
+                warnings.warn(f"{lang}: {st.empty} empty segment(s) left out of its rows (listed in --segments-out)",
                               stacklevel=2)
             row = {"tokenizer": a.id, "language": lang}
-            row.update(summarize(frame, pivot_frame, histogram=lc.histogram, vocab_size=a.vocab_size,
-                                 coverage=single_token_coverage(a, lc.cjk), n_boot=0 if join else n_boot,
-                                 seed=seed))
+            row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
+                                 n_boot=0 if join else n_boot, seed=seed, pivot=pivot is not None))
             row["signature"] = signature(c, fp, a, segname[lang], join)
             if row["unk_rate"] is not None and row["unk_rate"] > UNRELIABLE_UNK:
                 warnings.warn(f"{a.id} on {lang}: {row['unk_rate']:.1%} of characters are unknown tokens; "
                               "its other figures are unreliable", stacklevel=2)
             rows.append(row)
-            seg_frames.append(frame.with_columns(pl.lit(a.id).alias("tokenizer"), pl.lit(lang).alias("language")))
+            if job.keep_rows:
+                seg_frames.append(st.frame().with_columns(pl.lit(a.id).alias("tokenizer"),
+                                                          pl.lit(lang).alias("language")))
     df = pl.DataFrame(rows, schema_overrides={k: pl.Float64 for k in (
         "tokens_per_char", "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
         "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "byte_fallback_rate",
         "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "premium",
         "premium_ci_low", "premium_ci_high", "p50_tokens", "p95_tokens")}, infer_schema_length=None)
     df = df.select(COMPARE_COLUMNS)
+    if not job.keep_rows:
+        return df
     segs = pl.concat(seg_frames).select("tokenizer", "language", pl.exclude("tokenizer", "language"))
     if segments_out:
         from .io import write_table

@@ -42,6 +42,8 @@ class Corpus:
     gold_words: frozenset[str] = frozenset()
     #: optional loader hook that re-opens the source reading only some languages (CoNLL-U: fewer files)
     narrow: Callable[[list[str]], Corpus] | None = None
+    #: independently readable parts (one per file of a sharded corpus), read in this order by ``factory``
+    shards: list[Corpus] | None = None
 
     def __iter__(self) -> Iterator[Segment]:
         return iter(self.factory())
@@ -77,7 +79,8 @@ class Corpus:
                               {k: v for k, v in s.words.items() if k in languages})
 
         return Corpus(self.name, list(languages), gen, self.sources, self.meta,
-                      frozenset(self.gold_words & set(languages)))
+                      frozenset(self.gold_words & set(languages)),
+                      shards=[s.select(languages) for s in self.shards] if self.shards else None)
 
 
 @dataclass

@@ -7,6 +7,7 @@ the counts of the union.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,7 +70,23 @@ class TextBatch:
 
 
 def _unique_keys(seg: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    return np.unique(seg.astype(np.int64) << 32 | pos.astype(np.int64))
+    """Sorted unique ``seg << 32 | pos`` keys; linear when the keys already come sorted (they do for
+    spans in text order), a sort otherwise."""
+    keys = seg.astype(np.int64) << 32 | pos.astype(np.int64)
+    if len(keys) < 2:
+        return keys
+    d = np.diff(keys)
+    if (d < 0).any():
+        return np.unique(keys)
+    return keys[np.concatenate([[True], d != 0])]
+
+
+def _intersect_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elements of sorted unique ``a`` that are in sorted unique ``b``."""
+    if not len(b):
+        return b
+    i = np.minimum(np.searchsorted(b, a), len(b) - 1)
+    return a[b[i] == a]
 
 
 def count_batch(tb: TextBatch, enc: Encoded, adapter: Adapter) -> dict[str, np.ndarray]:
@@ -100,8 +117,8 @@ def count_batch(tb: TextBatch, enc: Encoded, adapter: Adapter) -> dict[str, np.n
     seg_nwt = tb.nw[tb.base[1:]] - seg_nw0
 
     def boundaries(starts, ends, sseg):
-        pos = np.concatenate([starts, ends])
-        s2 = np.concatenate([sseg, sseg])
+        pos = np.column_stack([starts, ends]).ravel()     # interleaved: in text order
+        s2 = np.repeat(sseg, 2)
         q = tb.nw[pos] - seg_nw0[s2]
         # a cut inside a character is made distinct from character boundaries (odd half-positions)
         q2 = 2 * q + (~isb[pos]).astype(np.int64)
@@ -117,34 +134,105 @@ def count_batch(tb: TextBatch, enc: Encoded, adapter: Adapter) -> dict[str, np.n
         out["continued_words"] = np.bincount(tb.word_seg[(last - first) >= 2], minlength=n)
         bw = boundaries(tb.word_starts, tb.word_ends, tb.word_seg)
         out["word_boundaries"] = np.bincount(bw >> 32, minlength=n)
-        out["boundary_tp"] = np.bincount(np.intersect1d(bt, bw, assume_unique=True) >> 32, minlength=n)
+        out["boundary_tp"] = np.bincount(_intersect_sorted(bt, bw) >> 32, minlength=n)
     else:
         for k in ("words", "continued_words", "word_boundaries", "boundary_tp"):
             out[k] = np.full(n, -1, dtype=np.int64)
     return {k: np.asarray(out[k], dtype=np.int64) for k in COLUMNS}
 
 
-@dataclass
-class LangCounts:
-    """Mergeable counts of one (tokenizer, language): per-segment rows, token histogram, CJK chars."""
+#: segments are grouped into this many hash buckets (by id) for the premium's bootstrap
+BUCKETS = 4096
+_IDX = {c: i for i, c in enumerate(COLUMNS)}
 
-    rows: list[pl.DataFrame] = field(default_factory=list)
+
+def buckets(ids: list[str]) -> np.ndarray:
+    """Bootstrap bucket of each segment id: crc32(id) mod ``BUCKETS`` (order- and shard-independent)."""
+    return np.fromiter((zlib.crc32(i.encode()) for i in ids), dtype=np.int64, count=len(ids)) % BUCKETS
+
+
+@dataclass
+class LangStats:
+    """Exact, mergeable statistics of one (tokenizer, language); memory does not grow with the corpus.
+
+    * ``sums``: column totals (``COLUMNS``) over live (non-empty) segments; ``segments``/``empty``
+      count them; ``words_known`` is False when the language has no word segmentation;
+    * ``histogram``: tokens per id; ``cjk``: distinct CJK code points seen;
+    * ``lengths``: number of live segments per token count (exact percentiles);
+    * ``pair_*``: per bootstrap bucket, tokens of this language and of the pivot on segments where
+      both are live, and how many such segments (the premium and its bootstrap);
+    * ``rows``: per-segment rows as ``(batch sequence number, frame)``, kept only when asked for
+      (``--segments-out``); :meth:`frame` puts them in corpus order.
+
+    ``a.merge(b)`` equals the statistics of the union of their segments, in any order.
+    """
+
+    sums: np.ndarray = field(default_factory=lambda: np.zeros(len(COLUMNS), dtype=np.int64))
+    segments: int = 0
+    empty: int = 0
+    words_known: bool = True
     histogram: np.ndarray | None = None
     cjk: set[int] = field(default_factory=set)
+    lengths: dict[int, int] = field(default_factory=dict)
+    pair_lang: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
+    pair_pivot: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
+    pair_n: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
+    rows: list[tuple[int, pl.DataFrame]] | None = None
 
-    def add(self, tb: TextBatch, enc: Encoded, adapter: Adapter) -> None:
-        cols = count_batch(tb, enc, adapter)
-        self.rows.append(pl.DataFrame({"segment": tb.ids, **cols}))
+    def add(self, tb: TextBatch, cols: dict[str, np.ndarray], enc: Encoded, adapter: Adapter, seq: int = 0) -> None:
+        """Add one batch: ``cols`` from :func:`count_batch` on ``tb`` and ``enc``."""
+        live = cols["chars"] > 0
+        self.segments += int(live.sum())
+        self.empty += int((~live).sum())
+        if live.any():
+            self.words_known &= bool(cols["words"][live].min() >= 0)
+        self.sums += np.array([int(cols[c][live].sum()) for c in COLUMNS], dtype=np.int64)
         h = np.bincount(enc.ids, minlength=adapter.n_ids)
         self.histogram = h if self.histogram is None else self.histogram + h
         self.cjk.update(np.unique(tb.cp[is_cjk(tb.cp)]).tolist())
+        v, n = np.unique(cols["tokens"][live], return_counts=True)
+        for a, b in zip(v.tolist(), n.tolist()):
+            self.lengths[a] = self.lengths.get(a, 0) + b
+        if self.rows is not None:
+            self.rows.append((seq, pl.DataFrame({"segment": tb.ids, **cols})))
 
-    def merge(self, other: LangCounts) -> LangCounts:
+    def add_pairs(self, bucket: np.ndarray, lang_tokens: np.ndarray, pivot_tokens: np.ndarray) -> None:
+        """Segments (already restricted to those live in both languages) for the premium."""
+        self.pair_lang += np.bincount(bucket, weights=lang_tokens, minlength=BUCKETS).astype(np.int64)
+        self.pair_pivot += np.bincount(bucket, weights=pivot_tokens, minlength=BUCKETS).astype(np.int64)
+        self.pair_n += np.bincount(bucket, minlength=BUCKETS)
+
+    def merge(self, other: LangStats) -> LangStats:
         h = other.histogram if self.histogram is None else (
             self.histogram if other.histogram is None else self.histogram + other.histogram)
-        return LangCounts(self.rows + other.rows, h, self.cjk | other.cjk)
+        lengths = dict(self.lengths)
+        for k, v in other.lengths.items():
+            lengths[k] = lengths.get(k, 0) + v
+        rows = None if self.rows is None and other.rows is None else (self.rows or []) + (other.rows or [])
+        return LangStats(self.sums + other.sums, self.segments + other.segments, self.empty + other.empty,
+                         self.words_known and other.words_known, h, self.cjk | other.cjk, lengths,
+                         self.pair_lang + other.pair_lang, self.pair_pivot + other.pair_pivot,
+                         self.pair_n + other.pair_n, rows)
+
+    def total(self, column: str) -> int:
+        return int(self.sums[_IDX[column]])
 
     def frame(self) -> pl.DataFrame:
+        """Per-segment rows (only when the stats were built with ``rows=[]``)."""
         if not self.rows:
             return pl.DataFrame(schema={"segment": pl.String, **{c: pl.Int64 for c in COLUMNS}})
-        return pl.concat(self.rows)
+        return pl.concat([df for _, df in sorted(self.rows, key=lambda r: r[0])])
+
+
+def percentile_from_counts(values: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """``np.percentile(np.repeat(values, counts), q)`` (linear interpolation) without the repeat.
+
+    >>> percentile_from_counts(np.array([1, 2, 10]), np.array([2, 1, 1]), 50)
+    1.5
+    """
+    order = np.argsort(values)
+    v, c = values[order], np.cumsum(counts[order])
+    h = (c[-1] - 1) * q / 100
+    lo, hi = int(np.floor(h)), int(np.ceil(h))
+    x_lo, x_hi = v[np.searchsorted(c, lo, "right")], v[np.searchsorted(c, hi, "right")]
+    return float(x_lo + (h - lo) * (x_hi - x_lo))

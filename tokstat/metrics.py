@@ -6,7 +6,8 @@ import math
 import warnings
 
 import numpy as np
-import polars as pl
+
+from .counts import LangStats, percentile_from_counts
 
 COMPARE_COLUMNS = ["tokenizer", "language", "segments", "chars", "bytes", "words", "tokens", "tokens_per_char",
                    "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
@@ -48,7 +49,7 @@ def renyi_efficiency(histogram: np.ndarray, vocab_size: int, alpha: float = RENY
 
 def bootstrap_premium(lang_tokens: np.ndarray, pivot_tokens: np.ndarray, *, n_boot: int = 1000,
                       seed: int = 0, level: float = 0.95) -> tuple[float | None, float | None]:
-    """Percentile bootstrap of Σlang/Σpivot, resampling aligned segments with replacement (seeded)."""
+    """Percentile bootstrap of Σlang/Σpivot, resampling aligned units (segments or buckets) with replacement (seeded)."""
     n = len(lang_tokens)
     if n < 2 or n_boot <= 0 or pivot_tokens.sum() == 0:
         return None, None
@@ -64,30 +65,38 @@ def bootstrap_premium(lang_tokens: np.ndarray, pivot_tokens: np.ndarray, *, n_bo
     return float(lo), float(hi)
 
 
-def summarize(frame: pl.DataFrame, pivot_frame: pl.DataFrame | None, *, histogram, vocab_size: int,
-              coverage: float | None, n_boot: int = 1000, seed: int = 0) -> dict:
-    """One compare row (without ``tokenizer``, ``language``, ``signature``) from per-segment counts."""
-    live = frame.filter(pl.col("chars") > 0)
-    s = {c: int(live[c].sum()) for c in ("chars", "bytes", "tokens", "split_chars", "unk_chars",
-                                          "byte_fallback_tokens", "token_boundaries")}
-    has_words = live.height > 0 and int(live["words"].min()) >= 0
-    w = {c: (int(live[c].sum()) if has_words else None)
+def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot: int = 1000,
+              seed: int = 0, pivot: bool = True) -> dict:
+    """One compare row (without ``tokenizer``, ``language``, ``signature``) from mergeable statistics.
+
+    The premium is Σtokens/Σpivot tokens over segments live in both languages; its interval is a
+    seeded percentile bootstrap over the segments' hash buckets (``counts.BUCKETS``), which is a
+    bootstrap over segments whenever the corpus has fewer segments than buckets.
+    """
+    s = {c: st.total(c) for c in ("chars", "bytes", "tokens", "split_chars", "unk_chars",
+                                  "byte_fallback_tokens", "token_boundaries")}
+    has_words = st.segments > 0 and st.words_known
+    w = {c: (st.total(c) if has_words else None)
          for c in ("words", "continued_words", "boundary_tp", "word_boundaries")}
     prec = ratio(w["boundary_tp"], s["token_boundaries"]) if has_words else None
     rec = ratio(w["boundary_tp"], w["word_boundaries"]) if has_words else None
     f1 = 2 * prec * rec / (prec + rec) if prec is not None and rec is not None and prec + rec > 0 else None
     premium = lo = hi = None
-    if pivot_frame is not None:
-        j = live.select("segment", "tokens").join(
-            pivot_frame.filter(pl.col("chars") > 0).select("segment", pl.col("tokens").alias("pivot")),
-            on="segment", how="inner")
-        lt, pt = j["tokens"].to_numpy(), j["pivot"].to_numpy()
+    if pivot:
+        live = st.pair_n > 0
+        lt, pt = st.pair_lang[live], st.pair_pivot[live]
         if len(lt) and pt.sum() > 0:
             premium = float(lt.sum() / pt.sum())
             lo, hi = bootstrap_premium(lt, pt, n_boot=n_boot, seed=seed)
-    toks = live["tokens"].to_numpy()
+    if st.lengths:
+        lv = np.fromiter(st.lengths.keys(), dtype=np.int64)
+        lc = np.fromiter(st.lengths.values(), dtype=np.int64)
+        p50, p95 = percentile_from_counts(lv, lc, 50), percentile_from_counts(lv, lc, 95)
+    else:
+        p50 = p95 = None
+    h = st.histogram
     return {
-        "segments": live.height, "chars": s["chars"], "bytes": s["bytes"], "words": w["words"],
+        "segments": st.segments, "chars": s["chars"], "bytes": s["bytes"], "words": w["words"],
         "tokens": s["tokens"],
         "tokens_per_char": ratio(s["tokens"], s["chars"]), "tokens_per_byte": ratio(s["tokens"], s["bytes"]),
         "chars_per_token": ratio(s["chars"], s["tokens"]), "bytes_per_token": ratio(s["bytes"], s["tokens"]),
@@ -98,9 +107,8 @@ def summarize(frame: pl.DataFrame, pivot_frame: pl.DataFrame | None, *, histogra
         "unk_rate": ratio(s["unk_chars"], s["chars"]),
         "byte_fallback_rate": ratio(s["byte_fallback_tokens"], s["tokens"]),
         "boundary_precision": prec, "boundary_recall": rec, "boundary_f1": f1,
-        "renyi_efficiency": renyi_efficiency(histogram, vocab_size) if histogram is not None else None,
-        "vocab_used": int((histogram > 0).sum()) if histogram is not None else 0,
+        "renyi_efficiency": renyi_efficiency(h, vocab_size) if h is not None else None,
+        "vocab_used": int((h > 0).sum()) if h is not None else 0,
         "premium": premium, "premium_ci_low": lo, "premium_ci_high": hi,
-        "p50_tokens": float(np.percentile(toks, 50)) if len(toks) else None,
-        "p95_tokens": float(np.percentile(toks, 95)) if len(toks) else None,
+        "p50_tokens": p50, "p95_tokens": p95,
     }

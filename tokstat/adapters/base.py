@@ -8,6 +8,7 @@ exactly those tokens.
 from __future__ import annotations
 
 import hashlib
+from itertools import chain
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,74 +67,62 @@ def char_boundaries(buf: np.ndarray) -> np.ndarray:
     return isb
 
 
-def finish(ids_list: list, starts_list: list, ends_list: list, texts: list[str]) -> Encoded:
-    """Flatten per-text arrays and compute ``partial`` from the texts' character boundaries."""
-    counts = np.array([len(x) for x in ids_list], dtype=np.int64)
-    off = np.zeros(len(ids_list) + 1, dtype=np.int64)
+def offsets(counts: np.ndarray) -> np.ndarray:
+    """Start offsets (length n+1) of runs of ``counts``: ``offsets([2, 0, 3])`` -> ``[0, 2, 2, 5]``."""
+    off = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=off[1:])
-    cat = (lambda xs: np.concatenate([np.asarray(x, dtype=np.int64) for x in xs]) if xs else
-           np.zeros(0, dtype=np.int64))
-    ids, starts, ends = cat(ids_list), cat(starts_list), cat(ends_list)
-    buf, base = text_bytes(texts)
-    isb = char_boundaries(buf)
-    seg = np.repeat(np.arange(len(ids_list)), counts)
-    g0, g1 = starts + base[seg], ends + base[seg]
-    partial = ~(isb[g0] & isb[g1]) if len(ids) else np.zeros(0, dtype=bool)
-    return Encoded(ids, off, starts, ends, partial)
+    return off
 
 
-class Adapter:
-    """Base class. Subclasses set the attributes and implement :meth:`_encode` returning, per text,
-    ``(ids, starts, ends)`` with byte spans."""
+def spans_from_lengths(lens: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Byte spans of consecutive tokens, restarting at 0 for each text.
 
-    id: str = ""
-    family: str = ""
-    algorithm: str = ""
-    vocab_size: int = 0          # regular (non-special) tokens the tokenizer can emit
-    n_ids: int = 0               # size of the id space (for histograms)
-    library_version: str = ""
-    file_hash: str = ""          # sha256 of the files (or of the definition) behind this tokenizer
-    unk_ids: frozenset = frozenset()
-    byte_fallback: np.ndarray | None = None  # bool mask over ids
-
-    def encode_batch(self, texts: list[str]) -> list[list[int]]:
-        """Token ids per text, special tokens excluded."""
-        enc = self.encode_spans(texts)
-        return [enc.tokens(i) for i in range(len(texts))]
-
-    def encode_spans(self, texts: list[str]) -> Encoded:
-        ids, starts, ends = self._encode(texts)
-        return finish(ids, starts, ends, texts)
-
-    def _encode(self, texts):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    @property
-    def signature(self) -> str:
-        return f"{self.id}@{self.file_hash[:8]}"
+    >>> [x.tolist() for x in spans_from_lengths(np.array([1, 3, 2, 2]), np.array([2, 2]))]
+    [[0, 1, 0, 2], [1, 4, 2, 4]]
+    """
+    c = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=c[1:])
+    ends = c[1:] - np.repeat(c[offsets(counts)[:-1]], counts)
+    return ends - lens, ends
 
 
-def fix_byte_runs(ids, starts, ends, is_byte: np.ndarray):
+def char_to_byte(texts: list[str], seg: np.ndarray, char_pos: np.ndarray) -> np.ndarray:
+    """Byte offsets, within each text, of character offsets ``char_pos`` of texts ``seg``."""
+    cp = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    cb = np.zeros(len(cp) + 1, dtype=np.int64)
+    np.cumsum(utf8_lengths(cp), out=cb[1:])
+    cbase = offsets(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+    return cb[cbase[seg] + char_pos] - cb[cbase[seg]]
+
+
+def fix_byte_runs(ids: np.ndarray, counts: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                  is_byte: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Give each byte-fallback token of a run its own byte: libraries report the whole character
-    (or a zero-width span) for each of them. ``<0xE4><0xBD><0xA0>`` at byte 0 -> (0,1), (1,2), (2,3)."""
-    ids = np.asarray(ids)
+    (or a zero-width span) for each of them. ``<0xE4><0xBD><0xA0>`` at byte 0 -> (0,1), (1,2), (2,3).
+
+    >>> [x.tolist() for x in fix_byte_runs(np.array([5, 1, 1, 1]), np.array([1, 3]), np.array([0, 0, 0, 0]),
+    ...                                    np.array([2, 3, 3, 3]), np.array([False, True] + [False] * 4))]
+    [[0, 0, 1, 2], [2, 1, 2, 3]]
+    """
     mask = is_byte[ids]
     if not mask.any():
         return starts, ends
-    starts, ends = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
-    cursor = None
-    for k in np.flatnonzero(mask):
-        if cursor is None or not (k > 0 and mask[k - 1]):
-            cursor = starts[k]
-        starts[k], ends[k] = cursor, cursor + 1
-        cursor += 1
-    return starts, ends
+    run_start = mask.copy()
+    run_start[1:] &= ~mask[:-1]
+    first_tok = offsets(counts)[:-1][counts > 0]
+    run_start[first_tok] = mask[first_tok]           # a run never continues into the next text
+    idx = np.arange(len(ids))
+    first = np.maximum.accumulate(np.where(run_start, idx, 0))
+    s, e = starts.copy(), ends.copy()
+    s[mask] = starts[first[mask]] + (idx[mask] - first[mask])
+    e[mask] = s[mask] + 1
+    return s, e
 
 
 def monotone(starts: np.ndarray, ends: np.ndarray):
     """Make spans non-decreasing and non-overlapping. Normalisers that decompose text (BERT's
     accent stripping turns Hangul syllables into jamo) make libraries report offsets that step back;
-    each span is clipped to start where the previous one ended.
+    each span is clipped to start where the previous one ended. Works on global (batch) offsets.
 
     >>> [x.tolist() for x in monotone(np.array([0, 2, 1]), np.array([2, 4, 3]))]
     [[0, 2, 4], [2, 4, 4]]
@@ -144,3 +133,56 @@ def monotone(starts: np.ndarray, ends: np.ndarray):
     prev = np.concatenate([[0], e[:-1]])
     s = np.minimum(np.maximum(starts, prev), e)
     return s, e
+
+
+def from_lists(ids: list[list[int]], starts: list[list[int]], ends: list[list[int]]):
+    """The flat ``(ids, counts, starts, ends)`` of :meth:`Adapter._encode` from per-text lists."""
+    (i, counts), (s, _), (e, _) = flatten(ids), flatten(starts), flatten(ends)
+    return i, counts, s, e
+
+
+def flatten(lists: list, count: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Flat int64 array and per-list counts of a list of int lists (tokens of each text)."""
+    counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(counts.sum()))
+    return flat, counts
+
+
+class Adapter:
+    """Base class. Subclasses set the attributes and implement :meth:`_encode` returning flat arrays
+    ``(ids, counts, starts, ends)`` with byte spans. ``threads`` caps the library's own thread pool
+    (0: the library's default; ``--workers`` sets 1 inside each worker process)."""
+
+    id: str = ""
+    family: str = ""
+    algorithm: str = ""
+    vocab_size: int = 0          # regular (non-special) tokens the tokenizer can emit
+    n_ids: int = 0               # size of the id space (for histograms)
+    library_version: str = ""
+    file_hash: str = ""          # sha256 of the files (or of the definition) behind this tokenizer
+    unk_ids: frozenset = frozenset()
+    byte_fallback: np.ndarray | None = None  # bool mask over ids
+    threads: int = 0
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        """Token ids per text, special tokens excluded."""
+        enc = self.encode_spans(texts)
+        return [enc.tokens(i) for i in range(len(texts))]
+
+    def encode_spans(self, texts: list[str]) -> Encoded:
+        ids, counts, starts, ends = self._encode(texts)
+        off = offsets(counts)
+        buf, base = text_bytes(texts)
+        isb = char_boundaries(buf)
+        seg = np.repeat(np.arange(len(texts)), counts)
+        partial = ~(isb[starts + base[seg]] & isb[ends + base[seg]])
+        return Encoded(ids, off, starts, ends, partial)
+
+    def _encode(self, texts):  # pragma: no cover - abstract
+        """Flat ``(ids, counts, starts, ends)``: ids of all texts, tokens per text, byte spans within each text."""
+        raise NotImplementedError
+
+    @property
+    def signature(self) -> str:
+        return f"{self.id}@{self.file_hash[:8]}"
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import tokenizers
 from tokenizers import Tokenizer
 
 from ..errors import TokstatError
-from .base import Adapter, fix_byte_runs, monotone, sha256_files, utf8_lengths
+from .base import Adapter, char_to_byte, fix_byte_runs, flatten, monotone, offsets, sha256_files, spans_from_lengths
 
 
 def _uses_byte_level(cfg: dict) -> bool:
@@ -71,27 +72,43 @@ class HFAdapter(Adapter):
         return a
 
     def _encode(self, texts):
+        n = len(texts)
+        if self._lens is not None:   # byte-level: spans follow from the ids' byte lengths
+            ids, counts = flatten([e.ids for e in self.tok.encode_batch_fast(texts, add_special_tokens=False)])
+            lens = self._lens[ids]
+            starts, ends = spans_from_lengths(lens, counts)
+            c = np.zeros(len(lens) + 1, dtype=np.int64)
+            np.cumsum(lens, out=c[1:])
+            off = offsets(counts)
+            nbytes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=n)
+            bad = np.flatnonzero(c[off[1:]] - c[off[:-1]] != nbytes)
+            if not len(bad):
+                return ids, counts, starts, ends
+            # a normaliser changed the text: those texts take the offsets path
+            o_ids, o_counts, o_starts, o_ends = self._encode_offsets([texts[i] for i in bad])
+            parts = [(ids[off[i]:off[i + 1]], starts[off[i]:off[i + 1]], ends[off[i]:off[i + 1]]) for i in range(n)]
+            oo = offsets(o_counts)
+            for k, i in enumerate(bad):
+                sl = slice(oo[k], oo[k + 1])
+                parts[i] = (o_ids[sl], o_starts[sl], o_ends[sl])
+            counts = counts.copy()
+            counts[bad] = o_counts
+            return (np.concatenate([p[0] for p in parts]), counts, np.concatenate([p[1] for p in parts]),
+                    np.concatenate([p[2] for p in parts]))
+        return self._encode_offsets(texts)
+
+    def _encode_offsets(self, texts):
+        """Spans from the library's character offsets (converted to bytes)."""
         encs = self.tok.encode_batch(texts, add_special_tokens=False)
-        ids, starts, ends = [], [], []
-        for text, e in zip(texts, encs):
-            a = np.asarray(e.ids, dtype=np.int64)
-            ids.append(a)
-            if self._lens is not None:
-                end = np.cumsum(self._lens[a])
-                if not len(a) or end[-1] == len(text.encode("utf-8")):
-                    starts.append(end - self._lens[a])
-                    ends.append(end)
-                    continue
-            # character offsets -> byte offsets
-            cb = np.zeros(len(text) + 1, dtype=np.int64)
-            if text:
-                cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-                np.cumsum(utf8_lengths(cp), out=cb[1:])
-            o = np.asarray(e.offsets, dtype=np.int64).reshape(-1, 2)
-            s, t = monotone(*fix_byte_runs(a, cb[o[:, 0]], cb[o[:, 1]], self.byte_fallback))
-            starts.append(s)
-            ends.append(t)
-        return ids, starts, ends
+        ids, counts = flatten([e.ids for e in encs])
+        o = np.fromiter(chain.from_iterable(chain.from_iterable(e.offsets for e in encs)), dtype=np.int64,
+                        count=2 * len(ids)).reshape(-1, 2)
+        seg = np.repeat(np.arange(len(texts)), counts)
+        starts, ends = char_to_byte(texts, seg, o[:, 0]), char_to_byte(texts, seg, o[:, 1])
+        starts, ends = fix_byte_runs(ids, counts, starts, ends, self.byte_fallback)
+        base = offsets(np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts)))
+        gs, ge = monotone(starts + base[seg], ends + base[seg])
+        return ids, counts, gs - base[seg], ge - base[seg]
 
 
 def _load_file(path: Path) -> Tokenizer:

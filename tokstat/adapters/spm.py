@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 import sentencepiece as spm
 
 from ..errors import TokstatError
-from .base import Adapter, fix_byte_runs, sha256_files
+from .base import Adapter, fix_byte_runs, flatten, sha256_files
 
 
 class SPMAdapter(Adapter):
@@ -27,16 +28,12 @@ class SPMAdapter(Adapter):
 
     def _encode(self, texts):
         res = self.sp.encode(texts, return_type="offset_mapping", return_bytes=True,
-                             num_threads=os.cpu_count() or 1)
-        ids, starts, ends = [], [], []
-        for r in res:
-            a = np.asarray(r["ids"], dtype=np.int64)
-            o = np.asarray(r["offsets"], dtype=np.int64).reshape(-1, 2)
-            s, e = fix_byte_runs(a, o[:, 0], o[:, 1], self.byte_fallback)
-            ids.append(a)
-            starts.append(s)
-            ends.append(e)
-        return ids, starts, ends
+                             num_threads=self.threads or os.cpu_count() or 1)
+        ids, counts = flatten([r["ids"] for r in res])
+        o = np.fromiter(chain.from_iterable(chain.from_iterable(r["offsets"] for r in res)), dtype=np.int64,
+                        count=2 * len(ids)).reshape(-1, 2)
+        starts, ends = fix_byte_runs(ids, counts, o[:, 0], o[:, 1], self.byte_fallback)
+        return ids, counts, starts, ends
 
 
 def _varint(buf: bytes, i: int) -> tuple[int, int]:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import base64
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 import tiktoken
 
 from ..errors import TokstatError
-from .base import Adapter, sha256_files
+from .base import Adapter, flatten, sha256_files, spans_from_lengths
 
 #: split patterns by name, for ranks files that do not carry one
 PATTERNS = {
@@ -51,15 +53,19 @@ class TiktokenAdapter(Adapter):
         self.byte_fallback = np.zeros(self.n_ids, dtype=bool)
 
     def _encode(self, texts):
-        out = self.enc.encode_ordinary_batch(texts, num_threads=8)
-        ids, starts, ends = [], [], []
-        for toks in out:
-            a = np.asarray(toks, dtype=np.int64)
-            e = np.cumsum(self._lens[a])
-            ids.append(a + self.id_offset)
-            ends.append(e)
-            starts.append(e - self._lens[a])
-        return ids, starts, ends
+        core = self.enc._core_bpe.encode_ordinary    # releases the GIL
+        n = self.threads or min(8, os.cpu_count() or 1)
+        if n == 1 or len(texts) < 64:
+            out = [core(t) for t in texts]
+        else:                                        # one chunk per thread, not one future per text
+            step = -(-len(texts) // n)
+            with ThreadPoolExecutor(n) as ex:
+                out = list(chain.from_iterable(ex.map(lambda i: [core(t) for t in texts[i:i + step]],
+                                                      range(0, len(texts), step))))
+        ids, counts = flatten(out)
+        lens = self._lens[ids]
+        starts, ends = spans_from_lengths(lens, counts)
+        return ids + self.id_offset, counts, starts, ends
 
 
 def search_dirs() -> list[Path]:

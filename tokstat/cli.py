@@ -74,11 +74,18 @@ def _fmt(v, col):
 @click.option("--join", is_flag=True, help="encode each language's segments joined by a space as one text")
 @click.option("--seed", default=0, show_default=True, help="bootstrap seed")
 @click.option("--columns", help="corpus columns (see corpus info)")
-def compare(corpus_spec, tokenizers, pivot, languages, out, segments_out, join, seed, columns):
+@click.option("--workers", type=int, help="worker processes (default: all cores); results do not depend on it")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="where the per-shard counting runs")
+@click.option("--address", help="Ray cluster address for --engine ray (default: start a local instance)")
+@click.option("--quiet", is_flag=True, help="no progress bar")
+def compare(corpus_spec, tokenizers, pivot, languages, out, segments_out, join, seed, columns, workers, engine,
+            address, quiet):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     corpus = api_corpus.load(corpus_spec, columns=_columns(columns))
     df = compare_api(corpus, list(tokenizers), pivot=pivot, languages=languages.split(",") if languages else None,
-                     join=join, seed=seed, segments_out=segments_out)
+                     join=join, seed=seed, segments_out=segments_out, workers=workers, engine=engine,
+                     address=address, progress=False if quiet else None)
     t = Table(title=f"tokstat compare — {corpus.name}, pivot {pivot}")
     for _, head in SHOWN:
         t.add_column(head, justify="left" if head in ("tokenizer", "lang") else "right")

@@ -161,7 +161,7 @@ class LangStats:
     * ``lengths``: number of live segments per token count (exact percentiles);
     * ``pair_*``: per bootstrap bucket, tokens of this language and of the pivot on segments where
       both are live, and how many such segments (the premium and its bootstrap);
-    * ``rows``: per-segment rows as ``(batch sequence number, frame)``, kept only when asked for
+    * ``rows``: per-segment rows as ``(batch sequence number, ids, columns)``, kept only when asked for
       (``--segments-out``); :meth:`frame` puts them in corpus order.
 
     ``a.merge(b)`` equals the statistics of the union of their segments, in any order.
@@ -177,7 +177,7 @@ class LangStats:
     pair_lang: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
     pair_pivot: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
     pair_n: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
-    rows: list[tuple[int, pl.DataFrame]] | None = None
+    rows: list[tuple[int, list[str], dict[str, np.ndarray]]] | None = None
 
     def add(self, tb: TextBatch, cols: dict[str, np.ndarray], enc: Encoded, adapter: Adapter, seq: int = 0) -> None:
         """Add one batch: ``cols`` from :func:`count_batch` on ``tb`` and ``enc``."""
@@ -194,7 +194,7 @@ class LangStats:
         for a, b in zip(v.tolist(), n.tolist()):
             self.lengths[a] = self.lengths.get(a, 0) + b
         if self.rows is not None:
-            self.rows.append((seq, pl.DataFrame({"segment": tb.ids, **cols})))
+            self.rows.append((seq, tb.ids, cols))   # plain arrays: worker processes never touch polars
 
     def add_pairs(self, bucket: np.ndarray, lang_tokens: np.ndarray, pivot_tokens: np.ndarray) -> None:
         """Segments (already restricted to those live in both languages) for the premium."""
@@ -221,7 +221,8 @@ class LangStats:
         """Per-segment rows (only when the stats were built with ``rows=[]``)."""
         if not self.rows:
             return pl.DataFrame(schema={"segment": pl.String, **{c: pl.Int64 for c in COLUMNS}})
-        return pl.concat([df for _, df in sorted(self.rows, key=lambda r: r[0])])
+        return pl.concat([pl.DataFrame({"segment": ids, **cols})
+                          for _, ids, cols in sorted(self.rows, key=lambda r: r[0])])
 
 
 def percentile_from_counts(values: np.ndarray, counts: np.ndarray, q: float) -> float:

@@ -121,6 +121,14 @@ def count_stream(job: Job, segments: Iterable[Segment], batch_size: int, progres
 
 # ---------------------------------------------------------------- local worker processes
 
+def _ordered(corpus: Iterable[Segment], shards: list[Corpus] | None) -> Iterator[Segment]:
+    if shards:
+        for sh in shards:
+            yield from sh
+    else:
+        yield from corpus
+
+
 def _single_threaded(job: Job) -> None:
     """Inside a worker: the libraries' own thread pools stay at one thread (the workers use the cores)."""
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -129,43 +137,35 @@ def _single_threaded(job: Job) -> None:
         a.threads = 1
 
 
-def _worker(job: Job, shards: list[Corpus] | None, batch_size: int, inq, outq) -> None:
+def _worker(job: Job, inq, outq) -> None:
     try:
         _single_threaded(job)
         acc = job.empty()
         while (item := inq.get()) is not None:
-            kind, payload = item
-            if kind == "batch":
-                seq, b = payload
-                acc = merge(acc, count_segments(job, b, seq))
-                outq.put(("tick", len(b), text_size(b)))
-            else:
-                acc = merge(acc, count_stream(job, shards[payload], batch_size, seq0=payload << 32))
-                outq.put(("tick", 0, 0))
+            seq, b = item
+            acc = merge(acc, count_segments(job, b, seq))
+            outq.put(("tick", len(b), text_size(b)))
         outq.put(("done", acc))
     except BaseException as e:  # noqa: BLE001 - reported to the driver, which raises it
         outq.put(("error", e if isinstance(e, TokstatError) else RuntimeError(traceback.format_exc())))
 
 
 def _context():
-    # fork: workers inherit the loaded adapters (and jieba's dictionary) without pickling them
+    # fork: workers inherit the loaded adapters (and jieba's dictionary) without pickling them. They
+    # only run the tokenizers (single-threaded) and numpy, never polars, whose thread pool does not
+    # survive a fork; reading the corpus stays in this process.
     return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
 
 
 def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_size: int = 2048,
               shards: list[Corpus] | None = None, progress=None) -> Stats:
-    """Count with ``workers`` processes (1: in this process). ``shards``: each worker reads whole
-    shards itself (a sharded corpus); otherwise this process streams batches to the workers."""
+    """Count with ``workers`` processes (1: in this process). This process reads the corpus and
+    streams numbered batches to the workers (``shards`` only fix the order of a sharded corpus)."""
     if workers <= 1:
-        if shards:
-            acc = job.empty()
-            for i, sh in enumerate(shards):
-                acc = merge(acc, count_stream(job, sh, batch_size, progress, seq0=i << 32))
-            return acc
-        return count_stream(job, corpus, batch_size, progress)
+        return count_stream(job, _ordered(corpus, shards), batch_size, progress)
     ctx = _context()
     inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(job, shards, batch_size, inq, outq), daemon=True)
+    procs = [ctx.Process(target=_worker, args=(job, inq, outq), daemon=True)
              for _ in range(workers)]
     for p in procs:
         p.start()
@@ -203,7 +203,7 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
                     drain(True)
 
     try:
-        items = (("shard", i) for i in range(len(shards))) if shards else (("batch", kb) for kb in enumerate(batches(corpus, batch_size)))
+        items = enumerate(batches(_ordered(corpus, shards), batch_size))
         for item in items:
             put(item)
             drain(False)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import tomllib
 from pathlib import Path
@@ -12,7 +13,7 @@ from ..errors import TokstatError
 from .conllu import load_conllu
 from .gettext import load_gettext
 from .hf import load_hf
-from .table import load_delimited, load_polars
+from .table import load_delimited, load_polars, load_sharded
 from .textdir import load_textdir
 from .tmx import load_tmx
 
@@ -73,6 +74,9 @@ def _from_manifest(m: dict, **opts) -> Corpus:
                            "or set TOKSTAT_DATA to the folder holding it")
 
 
+SHARD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
+
+
 def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] | None = None,
                 split: str | None = None, encoding_errors: str = "strict",
                 langmap: dict[str, str] | None = None, source_lang: str = "en") -> Corpus:
@@ -89,6 +93,15 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
             raise TokstatError("for hf: corpora give columns as lang=COLUMN", fix="--columns en=text_en,zh=text_zh")
         return load_hf(ident, config=config or None, split=split or "train", columns=cols)
     p = Path(spec)
+    if any(ch in spec for ch in "*?[") and not p.exists():   # a glob of JSONL/Parquet shards
+        paths = sorted(Path(q) for q in glob.glob(spec))
+        if not paths:
+            raise TokstatError(f"no file matches {spec!r}", fix="check the pattern (quote it in the shell)")
+        bad = [q for q in paths if q.suffix.lower() not in SHARD_SUFFIXES]
+        if bad:
+            raise TokstatError("a sharded corpus is JSONL or Parquet files only", path=bad[0],
+                               fix="narrow the pattern, e.g. 'data/*.parquet'")
+        return load_sharded(paths, columns=columns if isinstance(columns, list) else None)
     if not p.exists():
         ms = manifests()
         if spec in ms:
@@ -105,6 +118,9 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
             return load_gettext(cats, source_lang=source_lang)
         if (p / "dataset_info.json").exists() or (p / "dataset_dict.json").exists() or (p / "state.json").exists():
             return load_hf(str(p), split=split or "train", columns=columns if isinstance(columns, dict) else None)
+        shards = sorted(q for q in p.iterdir() if q.suffix.lower() in SHARD_SUFFIXES)
+        if shards:
+            return load_sharded(shards, columns=collist)
         return load_textdir(p, langmap=langmap, encoding_errors=encoding_errors)
     suf = p.suffix.lower()
     if suf in (".tsv", ".csv", ".txt"):

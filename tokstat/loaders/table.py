@@ -108,8 +108,10 @@ def _first_bad_json_line(path: Path) -> int | None:
     return None
 
 
-def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int = 50_000) -> Corpus:
-    """JSONL (``.jsonl``/``.ndjson``) or Parquet, streamed in batches with polars."""
+def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int = 50_000,
+                id_prefix: str = "") -> Corpus:
+    """JSONL (``.jsonl``/``.ndjson``) or Parquet, streamed in batches with polars. Without an id
+    column, segment ids are ``id_prefix`` + the row number (from 1)."""
     if not path.exists():
         raise TokstatError("file not found", path=path, fix="check the path")
     is_parquet = path.suffix == ".parquet"
@@ -139,7 +141,7 @@ def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int
                 ids = df.get_column(id_col).cast(pl.String).to_list() if id_col else None
                 for i in range(df.height):
                     n += 1
-                    yield Segment(ids[i] if ids else str(n),
+                    yield Segment(ids[i] if ids else f"{id_prefix}{n}",
                                   {lang: nfc(cols[lang][i] or "") for lang in mapping})
         except pl.exceptions.PolarsError as e:
             bad = None if is_parquet else _first_bad_json_line(path)
@@ -147,3 +149,23 @@ def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int
                                fix="check the file's format") from None
 
     return Corpus(path.stem, list(mapping), gen, [path], {"loader": "polars", "columns": columns})
+
+
+def load_sharded(paths: list[Path], *, columns: list[str] | None = None) -> Corpus:
+    """Many JSONL/Parquet files with the same language columns as one corpus, read in path order;
+    ``shards`` lets each worker read whole files. Ids without an id column are ``STEM:ROW``."""
+    shards = [load_polars(p, columns=columns, id_prefix=f"{p.stem}:") for p in paths]
+    langs = shards[0].languages
+    for p, sh in zip(paths, shards):
+        if sh.languages != langs:
+            raise TokstatError(f"shard has languages {', '.join(sh.languages)}, the first shard "
+                               f"{paths[0].name} has {', '.join(langs)}", path=p,
+                               fix="give every shard the same language columns")
+
+    def gen():
+        for sh in shards:
+            yield from sh
+
+    name = paths[0].parent.name or paths[0].stem
+    return Corpus(name, list(langs), gen, list(paths), {"loader": "polars-shards", "columns": columns},
+                  shards=shards)

@@ -71,7 +71,7 @@ def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str
 
 
 def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str | None = "en",
-            languages: list[str] | None = None, join: bool = False, batch_size: int = 2048,
+            languages: list[str] | None = None, join: bool = False, batch_size: int = 256,
             n_boot: int = 1000, seed: int = 0, segments_out: str | None = None,
             return_segments: bool = False, workers: int | None = None, engine: str = "local",
             address: str | None = None, progress: bool | None = None):

@@ -188,7 +188,10 @@ class LangStats:
             self.words_known &= bool(cols["words"][live].min() >= 0)
         self.sums += np.array([int(cols[c][live].sum()) for c in COLUMNS], dtype=np.int64)
         h = np.bincount(enc.ids, minlength=adapter.n_ids)
-        self.histogram = h if self.histogram is None else self.histogram + h
+        if self.histogram is None:
+            self.histogram = h
+        else:
+            self.histogram += h
         self.cjk.update(np.unique(tb.cp[is_cjk(tb.cp)]).tolist())
         v, n = np.unique(cols["tokens"][live], return_counts=True)
         for a, b in zip(v.tolist(), n.tolist()):
@@ -213,6 +216,24 @@ class LangStats:
                          self.words_known and other.words_known, h, self.cjk | other.cjk, lengths,
                          self.pair_lang + other.pair_lang, self.pair_pivot + other.pair_pivot,
                          self.pair_n + other.pair_n, rows)
+
+    def __getstate__(self) -> dict:
+        """Pickled sparse (a worker's result crosses a process boundary): nonzero histogram entries only."""
+        d = dict(self.__dict__)
+        h = d.pop("histogram")
+        if h is not None:
+            nz = np.flatnonzero(h)
+            d["_hist"] = (len(h), nz.astype(np.int32), h[nz])
+        return d
+
+    def __setstate__(self, d: dict) -> None:
+        packed = d.pop("_hist", None)
+        self.__dict__.update(d)
+        self.histogram = None
+        if packed is not None:
+            n, nz, v = packed
+            self.histogram = np.zeros(n, dtype=np.int64)
+            self.histogram[nz] = v
 
     def total(self, column: str) -> int:
         return int(self.sums[_IDX[column]])

@@ -17,6 +17,7 @@ import os
 import queue
 import traceback
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 
@@ -59,10 +60,10 @@ def merge(acc: Stats, part: Stats) -> Stats:
     return {k: acc[k].merge(part[k]) for k in acc}
 
 
-def count_segments(job: Job, batch: list[Segment], seq: int = 0) -> Stats:
-    """Statistics of one batch of segments, for every (tokenizer, language) of the job; ``seq`` orders
-    the batch's per-segment rows among the others."""
-    out = job.empty()
+def count_segments(job: Job, batch: list[Segment], seq: int = 0, into: Stats | None = None) -> Stats:
+    """Statistics of one batch of segments, for every (tokenizer, language) of the job, added in place
+    to ``into`` (a fresh ``job.empty()`` by default); ``seq`` orders the batch's per-segment rows."""
+    out = job.empty() if into is None else into
     if job.heldout_only:
         batch = [s for s in batch if is_heldout(s.id)]
     if not batch:
@@ -113,7 +114,7 @@ def count_stream(job: Job, segments: Iterable[Segment], batch_size: int, progres
     """One worker's loop: batches of ``segments`` counted and merged."""
     acc = job.empty()
     for k, b in enumerate(batches(segments, batch_size)):
-        acc = merge(acc, count_segments(job, b, seq0 + k))
+        count_segments(job, b, seq0 + k, into=acc)
         if progress:
             progress.advance(len(b), text_size(b))
     return acc
@@ -137,13 +138,31 @@ def _single_threaded(job: Job) -> None:
         a.threads = 1
 
 
+@contextmanager
+def _one_core(job: Job):
+    """``workers=1`` in this process: one core, so N workers mean N cores (restored afterwards)."""
+    threads = [a.threads for a in job.adapters]
+    env = {k: os.environ.get(k) for k in ("TOKENIZERS_PARALLELISM", "RAYON_NUM_THREADS")}
+    _single_threaded(job)
+    try:
+        yield
+    finally:
+        for a, t in zip(job.adapters, threads):
+            a.threads = t
+        for k, v in env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def _worker(job: Job, inq, outq) -> None:
     try:
         _single_threaded(job)
         acc = job.empty()
         while (item := inq.get()) is not None:
             seq, b = item
-            acc = merge(acc, count_segments(job, b, seq))
+            count_segments(job, b, seq, into=acc)
             outq.put(("tick", len(b), text_size(b)))
         outq.put(("done", acc))
     except BaseException as e:  # noqa: BLE001 - reported to the driver, which raises it
@@ -157,12 +176,13 @@ def _context():
     return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
 
 
-def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_size: int = 2048,
+def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_size: int = 256,
               shards: list[Corpus] | None = None, progress=None) -> Stats:
     """Count with ``workers`` processes (1: in this process). This process reads the corpus and
     streams numbered batches to the workers (``shards`` only fix the order of a sharded corpus)."""
     if workers <= 1:
-        return count_stream(job, _ordered(corpus, shards), batch_size, progress)
+        with _one_core(job):
+            return count_stream(job, _ordered(corpus, shards), batch_size, progress)
     ctx = _context()
     inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(job, inq, outq), daemon=True)
@@ -222,7 +242,7 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
 # ---------------------------------------------------------------- Ray
 
 def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, address: str | None = None,
-            batch_size: int = 2048, shards: list[Corpus] | None = None, progress=None) -> Stats:
+            batch_size: int = 256, shards: list[Corpus] | None = None, progress=None) -> Stats:
     """The same counting as Ray actors: each actor accumulates the batches (or shards) it is given and
     returns its statistics once; the driver merges them. ``address``: a running cluster
     (``ray://host:10001`` or ``auto``); without it a local instance with ``workers`` CPUs is started."""
@@ -244,7 +264,7 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
                 self.job, self.acc = job, job.empty()
 
             def add(self, seq: int, batch: list[Segment]) -> tuple[int, int]:
-                self.acc = merge(self.acc, count_segments(self.job, batch, seq))
+                count_segments(self.job, batch, seq, into=self.acc)
                 return len(batch), text_size(batch)
 
             def add_shard(self, seq: int, shard: Corpus) -> tuple[int, int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from functools import lru_cache
 
 import numpy as np
 
@@ -47,19 +48,29 @@ def renyi_efficiency(histogram: np.ndarray, vocab_size: int, alpha: float = RENY
     return h / math.log(vocab_size)
 
 
-def bootstrap_premium(lang_tokens: np.ndarray, pivot_tokens: np.ndarray, *, n_boot: int = 1000,
-                      seed: int = 0, level: float = 0.95) -> tuple[float | None, float | None]:
-    """Percentile bootstrap of Σlang/Σpivot, resampling aligned units (segments or buckets) with replacement (seeded)."""
-    n = len(lang_tokens)
-    if n < 2 or n_boot <= 0 or pivot_tokens.sum() == 0:
-        return None, None
+@lru_cache(maxsize=4)
+def resample_counts(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """``W[b, i]``: how often unit ``i`` of ``n`` is drawn in bootstrap replicate ``b`` (seeded). Rows
+    that share ``n`` share one matrix, so a replicate's sum is one matrix-vector product."""
     rng = np.random.default_rng(seed)
-    out = np.empty(n_boot)
+    w = np.empty((n_boot, n))
     step = max(1, 2_000_000 // n)
     for i in range(0, n_boot, step):
         k = min(step, n_boot - i)
         idx = rng.integers(0, n, size=(k, n))
-        out[i:i + k] = lang_tokens[idx].sum(axis=1) / np.maximum(pivot_tokens[idx].sum(axis=1), 1)
+        w[i:i + k] = np.bincount((idx + n * np.arange(k)[:, None]).ravel(), minlength=k * n).reshape(k, n)
+    return w
+
+
+def bootstrap_premium(lang_tokens: np.ndarray, pivot_tokens: np.ndarray, *, n_boot: int = 1000,
+                      seed: int = 0, level: float = 0.95) -> tuple[float | None, float | None]:
+    """Percentile bootstrap of Σlang/Σpivot, resampling aligned units (segments or buckets) with
+    replacement (seeded: the same seed and ``n`` give the same replicates)."""
+    n = len(lang_tokens)
+    if n < 2 or n_boot <= 0 or pivot_tokens.sum() == 0:
+        return None, None
+    w = resample_counts(n, n_boot, seed)
+    out = (w @ lang_tokens.astype(np.float64)) / np.maximum(w @ pivot_tokens.astype(np.float64), 1)
     a = (1 - level) / 2
     lo, hi = np.quantile(out, [a, 1 - a])
     return float(lo), float(hi)

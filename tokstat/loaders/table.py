@@ -108,7 +108,7 @@ def _first_bad_json_line(path: Path) -> int | None:
     return None
 
 
-def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int = 50_000,
+def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int = 4096,
                 id_prefix: str = "") -> Corpus:
     """JSONL (``.jsonl``/``.ndjson``) or Parquet, streamed in batches with polars. Without an id
     column, segment ids are ``id_prefix`` + the row number (from 1)."""
@@ -132,22 +132,49 @@ def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int
     mapping, id_col = _lang_columns(names, path, columns)
     sel = list(mapping.values()) + ([id_col] if id_col else [])
 
-    def gen():
+    def text(v, no):
+        if v is None or isinstance(v, str):
+            return nfc(v or "")
+        raise TokstatError(f"expected text, found {type(v).__name__}", path=path, line=no,
+                           fix="make every language column a string (or null)")
+
+    def gen_jsonl():
+        # pulled line by line: memory stays bounded however large the file (polars' background
+        # batches run ahead of a slow consumer)
+        n = 0
+        for no, line in read_lines(path):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise TokstatError(f"malformed JSON ({e.msg})", path=path, line=no,
+                                   fix="make every line one JSON object") from None
+            if not isinstance(obj, dict):
+                raise TokstatError("a line is not a JSON object", path=path, line=no,
+                                   fix="make every line one JSON object")
+            n += 1
+            sid = obj.get(id_col) if id_col else None
+            yield Segment(str(sid) if sid is not None else f"{id_prefix}{n}",
+                          {lang: text(obj.get(c), no) for lang, c in mapping.items()})
+
+    def gen_parquet():
+        import pyarrow.parquet as pq
+
         n = 0
         try:
-            batches = scan().select(sel).collect_batches(chunk_size=batch_size)
-            for df in batches:
-                cols = {lang: df.get_column(c).to_list() for lang, c in mapping.items()}
-                ids = df.get_column(id_col).cast(pl.String).to_list() if id_col else None
-                for i in range(df.height):
+            for rb in pq.ParquetFile(path).iter_batches(batch_size=batch_size, columns=sel):
+                cols = {lang: rb.column(c).to_pylist() for lang, c in mapping.items()}
+                ids = rb.column(id_col).cast("string").to_pylist() if id_col else None
+                for k in range(rb.num_rows):
                     n += 1
-                    yield Segment(ids[i] if ids else f"{id_prefix}{n}",
-                                  {lang: nfc(cols[lang][i] or "") for lang in mapping})
-        except pl.exceptions.PolarsError as e:
-            bad = None if is_parquet else _first_bad_json_line(path)
-            raise TokstatError(f"cannot read rows ({str(e).splitlines()[0]})", path=path, line=bad,
-                               fix="check the file's format") from None
+                    yield Segment(ids[k] if ids and ids[k] is not None else f"{id_prefix}{n}",
+                                  {lang: text(cols[lang][k], None) for lang in mapping})
+        except OSError as e:
+            raise TokstatError(f"cannot read rows ({str(e).splitlines()[0]})", path=path,
+                               fix="check that the file is complete Parquet") from None
 
+    gen = gen_parquet if is_parquet else gen_jsonl
     return Corpus(path.stem, list(mapping), gen, [path], {"loader": "polars", "columns": columns})
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import signal
 import sys
 
 import click
@@ -270,19 +272,39 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
         console.print(f"wrote {out}")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every ``finally`` (temporary files, workers) runs."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the click group; a :class:`TokstatError` becomes one line on stderr and exit 2."""
+    """Entry point: run the click group; a :class:`TokstatError` becomes one line on stderr and exit 2.
+    Ctrl-C (exit 130) and SIGTERM (exit 143) remove temporary files, stop the workers and say what
+    to rerun; no output file is ever left half-written (they are renamed into place when complete)."""
+    args = sys.argv[1:] if argv is None else argv
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        cli.main(args=argv, standalone_mode=False)
+        cli.main(args=args, standalone_mode=False)
     except TokstatError as e:
         click.echo(f"tokstat: error: {e}", err=True)
         return 2
-    except click.exceptions.Abort:
-        click.echo("tokstat: interrupted; nothing was written, rerun the same command", err=True)
-        return 130
+    except (click.exceptions.Abort, KeyboardInterrupt) as e:
+        term = isinstance(e, Terminated) or isinstance(e.__cause__ or e.__context__, Terminated)
+        click.echo(f"tokstat: {'terminated' if term else 'interrupted'}; no output was written, rerun: "
+                   f"tokstat {shlex.join(args)}", err=True)
+        return 143 if term else 130
+    except click.UsageError as e:
+        cmd = e.ctx.command_path.replace("python -m tokstat.cli", "tokstat") if e.ctx else "tokstat"
+        click.echo(f"tokstat: error: {e.format_message()} (fix: see {cmd} --help)", err=True)
+        return 2
     except click.ClickException as e:
         e.show()
         return e.exit_code
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 

@@ -70,6 +70,31 @@ def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str
     return "|".join(parts)
 
 
+#: ratio columns: null (never NaN or inf) when their denominator is zero, with a warning
+RATIO_COLUMNS = ["tokens_per_char", "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
+                 "continued_word_rate", "split_char_rate", "unk_rate", "byte_fallback_rate", "boundary_precision",
+                 "boundary_recall", "boundary_f1", "renyi_efficiency", "premium"]
+WORD_COLUMNS = {"tokens_per_word", "continued_word_rate", "boundary_recall", "boundary_f1"}
+
+
+def _warn_nulls(row: dict, st, has_pivot: bool, first: bool) -> None:
+    """Say why a ratio is null: an empty language, no word segmentation, or another zero denominator."""
+    nulls = [c for c in RATIO_COLUMNS if row[c] is None and (c != "premium" or has_pivot)]
+    if not nulls:
+        return
+    where = f"{row['tokenizer']} on {row['language']}"
+    if st.segments == 0:
+        warnings.warn(f"{where}: no non-empty segments, so every ratio is null", stacklevel=3)
+        return
+    if not st.words_known:
+        if first:
+            warnings.warn(f"{row['language']}: no words (no gold segmentation and no segmenter for this "
+                          "language), so the per-word columns are null", stacklevel=3)
+        nulls = [c for c in nulls if c not in WORD_COLUMNS | {"boundary_precision"}]
+    if nulls:
+        warnings.warn(f"{where}: zero denominator, reported as null: {', '.join(nulls)}", stacklevel=3)
+
+
 def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str | None = "en",
             languages: list[str] | None = None, join: bool = False, batch_size: int = 256,
             n_boot: int = 1000, seed: int = 0, segments_out: str | None = None,
@@ -116,6 +141,13 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         else:
             stats = run_local(job, source, workers=1 if join else workers, batch_size=batch_size,
                               shards=shards, progress=meter)
+    first = adapters[0].id
+    if not any(stats[(first, lang)].segments + stats[(first, lang)].empty for lang in langs):
+        if job.heldout_only:
+            raise TokstatError("no held-out segment to evaluate the trained tokenizers on",
+                               fix="use a larger corpus or a larger ?heldout= fraction")
+        raise TokstatError("the corpus has no segments", path=c.sources[0] if len(c.sources) == 1 else None,
+                           fix=f"check that it holds aligned text: tokstat corpus info {c.name}")
     fp = c.fingerprint()
     rows, seg_frames = [], []
     for a in adapters:
@@ -129,6 +161,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
                                  n_boot=0 if join else n_boot, seed=seed, pivot=pivot is not None))
             row["signature"] = signature(c, fp, a, segname[lang], join)
+            _warn_nulls(row, st, pivot is not None, first=a is adapters[0])
             if row["unk_rate"] is not None and row["unk_rate"] > UNRELIABLE_UNK:
                 warnings.warn(f"{a.id} on {lang}: {row['unk_rate']:.1%} of characters are unknown tokens; "
                               "its other figures are unreliable", stacklevel=2)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import signal
 import traceback
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -157,6 +158,9 @@ def _one_core(job: Job):
 
 
 def _worker(job: Job, inq, outq) -> None:
+    # Ctrl-C reaches the whole process group: the driver handles it and stops the workers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         _single_threaded(job)
         acc = job.empty()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,6 +33,21 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_path(path) as tmp:
         Path(tmp).write_bytes(data)
+
+
+def write_files(folder: str | os.PathLike, files: dict[str, bytes]) -> None:
+    """Write ``files`` into ``folder`` as one unit: into a temporary sibling folder first, each file
+    then renamed into ``folder`` only when all are written (other files in ``folder`` are kept)."""
+    d = Path(folder)
+    d.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{d.name}.", suffix=".tmp", dir=d.parent))
+    try:
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
+        for name in files:
+            os.replace(tmp / name, d / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def write_table(df: pl.DataFrame, path: str | os.PathLike) -> Path:

@@ -22,7 +22,7 @@ from .adapters.base import Adapter
 from .adapters.hf import HFAdapter
 from .adapters.spm import SPMAdapter
 from .errors import TokstatError
-from .io import write_bytes
+from .io import write_files
 from .split import HELDOUT, is_heldout
 
 ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram")
@@ -203,9 +203,9 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     files = []
     if out is not None:
         d = Path(out)
-        d.mkdir(parents=True, exist_ok=True)
-        write_bytes(d / fname, payload)
-        write_bytes(d / "metadata.json", (json.dumps(meta, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode())
+        # both files appear together or not at all: written to a temporary folder, then renamed into place
+        write_files(d, {fname: payload, "metadata.json": (json.dumps(meta, indent=2, ensure_ascii=False,
+                                                                      sort_keys=True) + "\n").encode()})
         files = [d / fname, d / "metadata.json"]
     return Trained(a, meta, files, kept)
 

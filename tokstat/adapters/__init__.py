@@ -1,7 +1,8 @@
 """Tokenizer spec strings -> adapters (a registry of constructors, as in tiktoken).
 
 ``tiktoken:cl100k_base``, ``tiktoken:PATH?pattern=llama3``, ``hf:PATH/tokenizer.json``, ``hf:ORG/NAME``,
-``wordpiece:PATH/vocab.txt?lowercase=true``, ``spm:PATH.model``, ``train:bpe:8000``.
+``wordpiece:PATH/vocab.txt?lowercase=true``, ``spm:PATH.model``, ``train:bpe:8000``. Any spec may pin
+its files with ``?sha256=HEX`` (see :mod:`tokstat.integrity`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import TokstatError
+from ..integrity import check_pin
 from .base import Adapter, Encoded
 from .hf import load_hf, load_wordpiece
 from .spm import load_spm
@@ -48,7 +50,10 @@ def load_tokenizer(spec: str | Adapter, corpus=None) -> Adapter:
     if kind == "train":
         from ..train import train_from_spec
 
-        return train_from_spec(target, opts, corpus)
-    if kind not in CONSTRUCTORS:
+        adapter = train_from_spec(target, opts, corpus)
+    elif kind not in CONSTRUCTORS:
         raise TokstatError(f"unknown tokenizer kind {kind!r} in {spec!r}", fix=f"write one of: {FORMS}")
-    return CONSTRUCTORS[kind](target, opts)
+    else:
+        adapter = CONSTRUCTORS[kind](target, opts)
+    check_pin(spec, adapter.file_hash, opts.get("sha256"), path=target if kind != "train" else None)
+    return adapter

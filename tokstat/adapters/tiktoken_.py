@@ -13,6 +13,7 @@ import numpy as np
 import tiktoken
 
 from ..errors import TokstatError
+from ..integrity import check_published
 from .base import Adapter, flatten, sha256_files, spans_from_lengths
 
 #: split patterns by name, for ranks files that do not carry one
@@ -91,6 +92,7 @@ def seed_cache(name: str) -> bool:
     for d in search_dirs():
         for cand in (d / f"{name}.tiktoken", d / name / f"{name}.tiktoken"):
             if cand.is_file():
+                check_published(cand, sha256_files([cand]))
                 cache = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
                              or Path(tempfile.gettempdir()) / "data-gym-cache")
                 from ..io import write_bytes
@@ -127,6 +129,7 @@ def _from_file(path: Path, pattern: str | None) -> TiktokenAdapter:
     if not path.exists():
         raise TokstatError("tokenizer file not found", path=path, fix="check the path")
     fh = sha256_files([path])
+    check_published(path, fh)
     if path.suffix == ".json":  # Mistral tekken: config.pattern + vocab of {rank, token_bytes}
         try:
             d = json.loads(path.read_text(encoding="utf-8"))

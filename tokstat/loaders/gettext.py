@@ -7,6 +7,7 @@ entries are skipped; plural entries use the singular ``msgid`` and ``msgstr[0]``
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import polib
@@ -29,8 +30,8 @@ def read_catalogue(path: Path) -> polib._BaseFile:
         raise TokstatError("file not found", path=path, fix="check the path")
     try:
         return polib.mofile(str(path)) if path.suffix == ".mo" else polib.pofile(str(path))
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        msg = str(e)
+    except (OSError, ValueError, UnicodeDecodeError, struct.error, IndexError) as e:
+        msg = str(e) if not isinstance(e, (struct.error, IndexError)) else f"truncated or damaged file ({e})"
         line = None
         if "line" in msg:
             tail = msg.rsplit("line", 1)[1].strip(" .:)")

@@ -88,7 +88,7 @@ def load_delimited(path: Path, *, columns: list[str] | None = None, header: bool
             next(it)
         line0 = 2 if header else 1
         for n, cells in enumerate(it):
-            if len(cells) < len(names):
+            if len(cells) != len(names):
                 raise TokstatError(f"row has {len(cells)} fields, expected {len(names)}", path=path,
                                    line=line0 + n, fix="check for a missing tab/comma or a stray newline")
             sid = cells[id_i] if id_i is not None else str(n + 1)
@@ -98,14 +98,17 @@ def load_delimited(path: Path, *, columns: list[str] | None = None, header: bool
                   {"loader": "tatoeba" if tatoeba else "table", "columns": columns})
 
 
-def _first_bad_json_line(path: Path) -> int | None:
+def _first_bad_json_line(path: Path) -> tuple[int | None, str | None]:
+    """The first line that is not one JSON object, and what is wrong with it."""
     for no, line in read_lines(path):
         if line.strip():
             try:
-                json.loads(line)
-            except json.JSONDecodeError:
-                return no
-    return None
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                return no, f"malformed JSON ({e.msg})"
+            if not isinstance(obj, dict):
+                return no, "a line is not a JSON object"
+    return None, None
 
 
 def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int = 4096,
@@ -124,8 +127,8 @@ def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int
     except Exception as e:  # polars raises ComputeError on malformed input
         if not is_parquet:
             read_lines(path).__next__()  # surfaces a UTF-8 error with its line
-            bad = _first_bad_json_line(path)
-            raise TokstatError(f"malformed JSON ({str(e).splitlines()[0]})", path=path, line=bad,
+            bad, why = _first_bad_json_line(path)
+            raise TokstatError(why or f"malformed JSON ({str(e).splitlines()[0]})", path=path, line=bad,
                                fix="make every line one JSON object") from None
         raise TokstatError(f"cannot read Parquet file ({str(e).splitlines()[0]})", path=path,
                            fix="check that the file is complete Parquet") from None

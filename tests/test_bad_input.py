@@ -1,0 +1,166 @@
+"""Malformed input, through the command line: each case exits 2 with one line on stderr that names
+the file (and line where there is one), says what is wrong and how to fix it; never a traceback,
+and nothing is written."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tokstat.cli import main
+
+from conftest import ROOT
+
+SAMPLE = str(ROOT / "corpora/sample-zh-en/sample.tsv")
+TOK = "tiktoken:cl100k_base"
+
+
+def w(p: Path, data: str | bytes) -> str:
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return str(p)
+
+
+def ranks_file(p: Path, n: int = 300) -> str:
+    lines = [base64.b64encode(bytes([i])).decode() + f" {i}" for i in range(256)]
+    return w(p, "\n".join(lines) + "\n")
+
+
+def conllu(sent: str) -> str:
+    return f"# sent_id = s1\n# text = {sent}\n1\t{sent}\t_\tX\t_\t_\t0\troot\t_\t_\n\n"
+
+
+# name -> (build(tmp) -> argv, regex the one stderr line must match)
+CASES = {
+    # --- corpora: line-based text
+    "tsv-invalid-utf8": (lambda t: ["compare", w(t / "c.tsv", b"en\tzh\nhello\t\xff\xfe\n"), "-t", TOK],
+                         r"c\.tsv:2: invalid UTF-8 at byte offset 12 \(byte 0xff\).*fix: re-encode"),
+    "tsv-gb18030": (lambda t: ["compare", w(t / "c.tsv", "en\tzh\nhi\t你好\n".encode("gb18030")), "-t", TOK],
+                    r"c\.tsv:2: invalid UTF-8.*iconv -f GB18030"),
+    "tsv-missing-field": (lambda t: ["compare", w(t / "c.tsv", "en\tzh\na\tb\nc\n"), "-t", TOK],
+                          r"c\.tsv:3: row has 1 fields, expected 2.*fix:"),
+    "tsv-extra-field": (lambda t: ["compare", w(t / "c.tsv", "en\tzh\na\tb\tc\n"), "-t", TOK],
+                        r"c\.tsv:2: row has 3 fields, expected 2"),
+    "tsv-empty": (lambda t: ["compare", w(t / "c.tsv", b""), "-t", TOK], r"c\.tsv: empty file \(fix: add a header"),
+    "tsv-no-language-columns": (lambda t: ["compare", w(t / "c.tsv", "source\ttarget\na\tb\n"), "-t", TOK],
+                                r"c\.tsv: no column is named by a language code \(columns: source, target\)"),
+    "tsv-columns-count": (lambda t: ["compare", w(t / "c.tsv", "a\tb\nx\ty\n"), "-t", TOK, "--columns", "en,zh,fr"],
+                          r"c\.tsv: --columns names 3 columns but the file has 2"),
+    "textdir-different-lengths": (lambda t: [w(t / "d/en.txt", "a\nb\nc\n"), w(t / "d/zh.txt", "甲\n乙\n"),
+                                             "compare", str(t / "d"), "-t", TOK][2:],
+                                  r"d.*(line|lines).*fix:"),
+    "textdir-empty": (lambda t: ["compare", str((t / "e").mkdir() or t / "e"), "-t", TOK],
+                      r"e: no language files found"),
+    "textdir-two-files-one-language": (lambda t: [w(t / "d/en.txt", "a\n"), w(t / "d/eng.txt", "a\n"),
+                                                  w(t / "d/zh.txt", "甲\n"), "compare", str(t / "d"), "-t", TOK][3:],
+                                       r"two files for language en"),
+    # --- corpora: structured formats
+    "jsonl-malformed-line": (lambda t: ["compare", w(t / "c.jsonl", '{"en":"a","zh":"b"}\n{"en":"c",\n'), "-t", TOK],
+                             r"c\.jsonl:2: malformed JSON.*fix: make every line one JSON object"),
+    "jsonl-not-an-object": (lambda t: ["compare", w(t / "c.jsonl", '{"en":"a","zh":"b"}\n["x"]\n'), "-t", TOK],
+                            r"c\.jsonl:2: a line is not a JSON object"),
+    "jsonl-number-not-text": (lambda t: ["compare", w(t / "c.jsonl", '{"en":"a","zh":"b"}\n{"en":3,"zh":"c"}\n'), "-t", TOK],
+                              r"c\.jsonl:2: expected text, found int"),
+    "jsonl-invalid-utf8": (lambda t: ["compare", w(t / "c.jsonl", b'{"en":"a","zh":"b"}\n{"en":"\xc3","zh":"c"}\n'), "-t", TOK],
+                           r"c\.jsonl:2: invalid UTF-8"),
+    "parquet-truncated": (lambda t: ["compare", _truncated_parquet(t / "c.parquet"), "-t", TOK],
+                          r"c\.parquet: cannot read Parquet file.*fix: check that the file is complete Parquet"),
+    "parquet-not-parquet": (lambda t: ["compare", w(t / "c.parquet", "en,zh\na,b\n"), "-t", TOK],
+                            r"c\.parquet: cannot read Parquet file"),
+    "tmx-malformed-xml": (lambda t: ["compare", w(t / "c.tmx", "<tmx><body><tu><tuv xml:lang='en'><seg>a</seg>"), "-t", TOK],
+                          r"c\.tmx:1: malformed TMX"),
+    "tmx-no-units": (lambda t: ["compare", w(t / "c.tmx", "<tmx><body></body></tmx>"), "-t", TOK],
+                     r"c\.tmx: no <tu> with <tuv xml:lang=...> found"),
+    "conllu-wrong-columns": (lambda t: ["compare", w(t / "x/en_pud-ud-test.conllu", "# sent_id = 1\n1\thello\n\n"), "-t", TOK],
+                             r"en_pud-ud-test\.conllu:2: expected 10 tab-separated columns, found 2"),
+    "conllu-bad-token-id": (lambda t: ["compare", w(t / "x/en_pud-ud-test.conllu", conllu("hi").replace("1\thi", "x\thi")), "-t", TOK],
+                            r"en_pud-ud-test\.conllu:3: bad token id 'x'"),
+    "po-malformed": (lambda t: ["compare", w(t / "zh.po", 'msgid "a"\nfoo bar\n'), "-t", TOK],
+                     r"zh\.po:2: malformed gettext catalogue"),
+    "mo-truncated": (lambda t: ["compare", w(t / "zh.mo", b"\xde\x12\x04\x95\x00\x00"), "-t", TOK],
+                     r"zh\.mo: malformed gettext catalogue: truncated or damaged file"),
+    "unknown-format": (lambda t: ["compare", w(t / "c.xlsx", b"PK"), "-t", TOK], r"c\.xlsx: unknown corpus format '\.xlsx'"),
+    "no-such-corpus": (lambda t: ["compare", str(t / "nope.tsv"), "-t", TOK], r"no corpus .*nope\.tsv.*fix: pass a path"),
+    "glob-matches-nothing": (lambda t: ["compare", str(t / "shards/*.parquet"), "-t", TOK], r"no file matches"),
+    "glob-wrong-suffix": (lambda t: [w(t / "s/a.txt", "x"), "compare", str(t / "s/*"), "-t", TOK][1:],
+                          r"a\.txt: a sharded corpus is JSONL or Parquet files only"),
+    "shards-different-languages": (lambda t: [_parquet(t / "s/a.parquet", {"en": ["a"], "zh": ["b"]}),
+                                              _parquet(t / "s/b.parquet", {"en": ["a"], "fr": ["b"]}),
+                                              "compare", str(t / "s"), "-t", TOK][2:],
+                                   r"b\.parquet: shard has languages en, fr"),
+    # --- tokenizers
+    "spec-without-kind": (lambda t: ["compare", SAMPLE, "-t", "cl100k_base"], r"tokenizer spec 'cl100k_base' has no kind"),
+    "spec-unknown-kind": (lambda t: ["compare", SAMPLE, "-t", "bpe:x"], r"unknown tokenizer kind 'bpe'"),
+    "spec-bad-option": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:cl100k_base?pattern"], r"option 'pattern'.*is not key=value"),
+    "tiktoken-unknown-name": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:cl200k"], r"unknown tiktoken encoding 'cl200k'"),
+    "tiktoken-corrupt-ranks": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:" + w(t / "x.tiktoken", "!!notbase64 zz\n") + "?pattern=gpt2"],
+                               r"x\.tiktoken: not a tiktoken ranks file"),
+    "tiktoken-no-pattern": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:" + ranks_file(t / "mine.tiktoken")],
+                            r"mine\.tiktoken: a ranks file needs its split pattern.*\?pattern=NAME"),
+    "tiktoken-modified-published": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:" + ranks_file(t / "cl100k_base.tiktoken")],
+                                    r"cl100k_base\.tiktoken: sha256 .* does not match the published cl100k_base"),
+    "tekken-bad-json": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:" + w(t / "tekken.json", '{"config": {}}')],
+                        r"tekken\.json: not a tekken tokenizer JSON"),
+    "hf-truncated-json": (lambda t: ["compare", SAMPLE, "-t", "hf:" + w(t / "tokenizer.json", '{"version": "1.0", "model": {')],
+                          r"tokenizer\.json: not a valid tokenizer\.json"),
+    "hf-json-not-tokenizer": (lambda t: ["compare", SAMPLE, "-t", "hf:" + w(t / "tokenizer.json", json.dumps({"a": 1}))],
+                              r"tokenizer\.json: not a valid tokenizer\.json"),
+    "hf-missing-file": (lambda t: ["compare", SAMPLE, "-t", "hf:" + str(t / "none/tokenizer.json")],
+                        r"tokenizer\.json: tokenizer file not found"),
+    "spm-random-bytes": (lambda t: ["compare", SAMPLE, "-t", "spm:" + w(t / "m.model", bytes(range(256)) * 4)],
+                         r"m\.model: not a SentencePiece model"),
+    "spm-empty": (lambda t: ["compare", SAMPLE, "-t", "spm:" + w(t / "m.model", b"")], r"m\.model: not a SentencePiece model"),
+    "wordpiece-missing": (lambda t: ["compare", SAMPLE, "-t", "wordpiece:" + str(t / "vocab.txt")],
+                          r"vocab\.txt: vocabulary file not found"),
+    "hash-pin-mismatch": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:cl100k_base?sha256=0123456789abcdef"],
+                          r"tokenizer files have sha256 223921b76ee99bde.*the spec pins 0123456789abcdef"),
+    "hash-pin-not-hex": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:cl100k_base?sha256=xyz"], r"sha256 pin 'xyz'.*is not 8-64 hex"),
+    "train-bad-spec": (lambda t: ["compare", SAMPLE, "-t", "train:bpe:big"], r"bad training spec train:bpe:big"),
+    "train-unknown-algo": (lambda t: ["train", SAMPLE, "--algo", "lzw", "--vocab-size", "100", "--out", str(t / "o")],
+                           r"Invalid value for '--algo': 'lzw' is not one of"),
+    "empty-corpus": (lambda t: ["compare", w(t / "c.tsv", "en\tzh\n"), "-t", TOK], r"c\.tsv: the corpus has no segments"),
+    # --- options and outputs
+    "pivot-absent": (lambda t: ["compare", SAMPLE, "-t", TOK, "--pivot", "fr"], r"pivot language 'fr' is not in the corpus \(en, zh\)"),
+    "language-absent": (lambda t: ["compare", SAMPLE, "-t", TOK, "--languages", "en,de"], r"language\(s\) de not in corpus"),
+    "workers-zero": (lambda t: ["compare", SAMPLE, "-t", TOK, "--workers", "0"], r"--workers must be at least 1"),
+    "output-unknown-format": (lambda t: ["compare", SAMPLE, "-t", TOK, "--out", str(t / "r.xlsx")],
+                              r"r\.xlsx: unknown output format '\.xlsx'"),
+    "cost-unknown-model": (lambda t: ["model-info", "--model", "gpt-9"], r"unknown model preset 'gpt-9'"),
+    "cost-unknown-gpu": (lambda t: ["model-info", "--model", "llama2-7b", "--gpu", "tpu-v9"], r"unknown accelerator 'tpu-v9'"),
+}
+
+
+def _parquet(p: Path, data: dict) -> str:
+    p.parent.mkdir(parents=True, exist_ok=True)
+    pl.DataFrame(data).write_parquet(p)
+    return str(p)
+
+
+def _truncated_parquet(p: Path) -> str:
+    _parquet(p, {"en": ["a"] * 100, "zh": ["b"] * 100})
+    p.write_bytes(p.read_bytes()[:-30])
+    return str(p)
+
+
+def test_at_least_thirty_cases():
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_malformed_input_gives_one_line(name, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    build, pattern = CASES[name]
+    argv = build(tmp_path)
+    before = {p for p in tmp_path.rglob("*")}
+    rc = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert rc == 2, (rc, err)
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert err.startswith("tokstat: error: ") and "(fix: " in err, err
+    assert re.search(pattern, err), err
+    assert {p for p in tmp_path.rglob("*")} == before   # nothing written, no temporary file left

@@ -1,0 +1,132 @@
+"""Cache and file integrity: published hashes, ?sha256= pins, hub loads that never run remote code,
+and one-line errors for corrupt tokenizer files."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tokstat import load_corpus, load_tokenizer
+from tokstat.errors import TokstatError
+from tokstat.integrity import published_tiktoken_hashes
+
+from tok_fixtures import SHARED_TOK
+
+
+@pytest.fixture
+def cl100k_file():
+    p = SHARED_TOK / "cl100k_base" / "cl100k_base.tiktoken"
+    if not p.is_file():
+        pytest.skip("../shared is absent")
+    return p
+
+
+def test_published_hashes_are_tiktokens_own():
+    import tiktoken_ext.openai_public as op
+
+    hs = published_tiktoken_hashes()
+    assert set(hs) >= {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}
+    assert all(len(h) == 64 for h in hs.values())
+    assert hs["cl100k_base"] in Path(op.__file__).read_text()
+
+
+def test_intact_published_file_loads_and_matches(cl100k_file, tmp_path):
+    p = tmp_path / "cl100k_base.tiktoken"
+    shutil.copy(cl100k_file, p)
+    a = load_tokenizer(f"tiktoken:{p}")
+    assert a.file_hash == published_tiktoken_hashes()["cl100k_base"] == hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_one_changed_byte_is_reported(cl100k_file, tmp_path):
+    p = tmp_path / "cl100k_base.tiktoken"
+    data = bytearray(cl100k_file.read_bytes())
+    data[-3] = ord("9") if data[-3] != ord("9") else ord("8")   # one rank changed
+    p.write_bytes(bytes(data))
+    with pytest.raises(TokstatError, match=r"cl100k_base\.tiktoken: sha256 .* does not match the published"):
+        load_tokenizer(f"tiktoken:{p}")
+
+
+def test_registry_seed_from_modified_file_is_refused(cl100k_file, tmp_path, monkeypatch):
+    import tiktoken.registry
+
+    d = tmp_path / "toks"
+    d.mkdir()
+    (d / "cl100k_base.tiktoken").write_bytes(cl100k_file.read_bytes()[:-10] + b"\n")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TOKSTAT_TOKENIZERS", str(d))
+    monkeypatch.chdir(tmp_path)              # ./tokenizers and ../shared/tokenizers are not found from here
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    with pytest.raises(TokstatError, match=r"toks/cl100k_base\.tiktoken: sha256 .* does not match"):
+        load_tokenizer("tiktoken:cl100k_base")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+
+
+@pytest.mark.parametrize("kind", ["spm", "train"])
+def test_sha256_pin(kind, tmp_path):
+    if kind == "spm":
+        if not SHARED_TOK.is_dir():
+            pytest.skip("../shared is absent")
+        spec, corpus = f"spm:{SHARED_TOK}/llama2/tokenizer.model", None
+        digest = hashlib.sha256((SHARED_TOK / "llama2/tokenizer.model").read_bytes()).hexdigest()
+    else:
+        corpus = load_corpus("sample")
+        spec = "train:bpe:600"
+        digest = load_tokenizer(spec, corpus=corpus).file_hash
+    for pin in (digest, digest[:8], digest[:8].upper()):
+        assert load_tokenizer(f"{spec}?sha256={pin}", corpus=corpus).file_hash == digest
+    wrong = ("0" if digest[0] != "0" else "1") + digest[1:12]
+    with pytest.raises(TokstatError, match="the spec pins"):
+        load_tokenizer(f"{spec}?sha256={wrong}", corpus=corpus)
+
+
+def test_hub_load_never_runs_remote_code(tmp_path, monkeypatch):
+    """A hub repo shipping custom tokenizer code: only tokenizer.json is read; the code never runs."""
+    from tokstat.train import train
+
+    repo = tmp_path / "hub" / "models--evil--tok"
+    snap = repo / "snapshots" / ("b" * 40)
+    snap.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("b" * 40)
+    train(load_corpus("sample"), "bpe", 500, out=tmp_path / "t")
+    shutil.copy(tmp_path / "t" / "tokenizer.json", snap / "tokenizer.json")
+    marker = tmp_path / "PWNED"
+    (snap / "tokenization_evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    (snap / "tokenizer_config.json").write_text(
+        '{"auto_map": {"AutoTokenizer": ["tokenization_evil.EvilTokenizer", null]}, "tokenizer_class": "EvilTokenizer"}')
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import huggingface_hub.constants as c
+
+    monkeypatch.setattr(c, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(c, "HF_HUB_OFFLINE", True)
+    a = load_tokenizer("hf:evil/tok")
+    assert a.encode_batch(["hello"])[0] and not marker.exists()
+    assert "tokenization_evil" not in sys.modules
+
+
+def test_no_code_path_enables_remote_code():
+    root = Path(__file__).resolve().parent.parent / "tokstat"
+    for p in root.rglob("*.py"):
+        src = p.read_text()
+        assert "trust_remote_code=True" not in src and "pickle.load" not in src, p
+
+
+@pytest.mark.parametrize("name, data, kind, msg", [
+    ("tokenizer.json", b"\x00\x01garbage", "hf", "not a valid tokenizer.json"),
+    ("tokenizer.json", b'{"model": {"type": "BPE", "vocab": 3}}', "hf", "not a valid tokenizer.json"),
+    ("tokenizer.model", b"\x0a\x05hello" * 10, "spm", "not a SentencePiece model"),
+    ("x.tiktoken", b"\xff\xfe\xfd 1\n", "tiktoken", "not a tiktoken ranks file"),
+    ("vocab.txt", b"", "wordpiece", "WordPiece"),
+])
+def test_corrupt_tokenizer_files_one_line(tmp_path, name, data, kind, msg):
+    p = tmp_path / name
+    p.write_bytes(data)
+    spec = f"{kind}:{p}" + ("?pattern=gpt2" if kind == "tiktoken" else "")
+    with pytest.raises(TokstatError) as e:
+        load_tokenizer(spec)
+    assert msg in str(e.value) and str(p) in str(e.value) and "\n" not in str(e.value) and "fix:" in str(e.value)

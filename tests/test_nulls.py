@@ -1,0 +1,99 @@
+"""Numbers never go NaN or inf silently: a zero denominator (no words, an empty language, no tokens)
+gives a null and a warning that says why."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokstat import compare
+from tokstat.adapters.base import Adapter, from_lists
+from tokstat.compare import RATIO_COLUMNS
+from tokstat.corpus import Corpus, Segment
+
+
+class Chars(Adapter):
+    """One token per character, id = code point mod 512; no tokens at all for whitespace."""
+
+    id, family, algorithm, vocab_size, n_ids = "test/chars", "test", "chars", 512, 512
+    byte_fallback = np.zeros(512, dtype=bool)
+
+    def _encode(self, texts):
+        ids, ss, es = [], [], []
+        for t in texts:
+            i, s, e, pos = [], [], [], 0
+            for ch in t:
+                n = len(ch.encode())
+                if not ch.isspace():
+                    i.append(ord(ch) % 512)
+                    s.append(pos)
+                    e.append(pos + n)
+                pos += n
+            ids.append(i)
+            ss.append(s)
+            es.append(e)
+        return from_lists(ids, ss, es)
+
+
+def corpus(rows: list[dict[str, str]], langs=("en", "zh")) -> Corpus:
+    segs = [Segment(str(i), r) for i, r in enumerate(rows)]
+    return Corpus("t", list(langs), lambda: iter(segs))
+
+
+def finite(df: pl.DataFrame) -> bool:
+    for c, dt in df.schema.items():
+        if dt.is_float():
+            for v in df[c].to_list():
+                if v is not None and not math.isfinite(v):
+                    return False
+    return True
+
+
+def test_empty_language_gives_nulls_and_a_warning():
+    c = corpus([{"en": "hello there", "zh": ""}, {"en": "more", "zh": ""}])
+    with pytest.warns(UserWarning, match="test/chars on zh: no non-empty segments, so every ratio is null"):
+        df = compare(c, [Chars()], workers=1)
+    zh = df.filter(pl.col("language") == "zh").row(0, named=True)
+    assert all(zh[k] is None for k in RATIO_COLUMNS) and zh["segments"] == 0 and finite(df)
+
+
+def test_no_word_segmenter_gives_null_per_word_columns():
+    c = corpus([{"en": "hello", "ja": "こんにちは"}], langs=("en", "ja"))
+    with pytest.warns(UserWarning, match="ja: no words .* per-word columns are null"):
+        df = compare(c, [Chars()], workers=1)
+    ja = df.filter(pl.col("language") == "ja").row(0, named=True)
+    assert ja["tokens_per_word"] is None and ja["words"] is None and ja["tokens_per_char"] == 1.0
+
+
+def test_whitespace_only_text_has_no_tokens():
+    c = corpus([{"en": "   ", "zh": "你好"}])
+    with pytest.warns(UserWarning, match="test/chars on en: zero denominator, reported as null: chars_per_token"):
+        df = compare(c, [Chars()], workers=1)
+    en = df.filter(pl.col("language") == "en").row(0, named=True)
+    assert en["tokens"] == 0 and en["chars_per_token"] is None and en["tokens_per_char"] == 0.0
+    zh = df.filter(pl.col("language") == "zh").row(0, named=True)
+    assert zh["premium"] is None    # the pivot has no tokens
+
+
+def test_no_warning_when_every_ratio_is_defined():
+    c = corpus([{"en": "a cat", "zh": "一只猫"}, {"en": "two dogs", "zh": "两只狗"}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare(c, [Chars()], workers=1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"en": st.sampled_from(["", " ", "a", "a b", "x\ty"]),
+                                       "zh": st.sampled_from(["", "\u3000", "你", "你 好", "。"])}),
+                min_size=1, max_size=6))
+def test_never_nan_or_inf(rows):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = compare(corpus(rows), [Chars()], workers=1, n_boot=50)
+    assert finite(df)

@@ -120,7 +120,7 @@ def test_no_code_path_enables_remote_code():
     ("tokenizer.json", b"\x00\x01garbage", "hf", "not a valid tokenizer.json"),
     ("tokenizer.json", b'{"model": {"type": "BPE", "vocab": 3}}', "hf", "not a valid tokenizer.json"),
     ("tokenizer.model", b"\x0a\x05hello" * 10, "spm", "not a SentencePiece model"),
-    ("x.tiktoken", b"\xff\xfe\xfd 1\n", "tiktoken", "not a tiktoken ranks file"),
+    ("x.tiktoken", b"no-rank-here\n", "tiktoken", "not a tiktoken ranks file"),
     ("vocab.txt", b"", "wordpiece", "WordPiece"),
 ])
 def test_corrupt_tokenizer_files_one_line(tmp_path, name, data, kind, msg):

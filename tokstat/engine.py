@@ -236,9 +236,13 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
         while done < workers:
             drain(True)
     finally:
+        if done < workers:   # interrupted or failed: stop the workers, drop what is still queued
+            for p in procs:
+                if p.is_alive():
+                    p.terminate()
+            inq.cancel_join_thread()
+            outq.cancel_join_thread()
         for p in procs:
-            if p.is_alive() and done < workers:
-                p.terminate()
             p.join()
     return acc
 

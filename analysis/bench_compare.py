@@ -78,7 +78,7 @@ def naive(corpus, segs, adapters) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def best(f, n: int = 2) -> float:
+def best(f, n: int = 3) -> float:
     out = []
     for _ in range(n):
         t = time.perf_counter()

@@ -272,6 +272,36 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
         console.print(f"wrote {out}")
 
 
+@cli.command("report")
+@click.argument("results", nargs=-1)
+@click.option("--out", required=True, help="the HTML file to write")
+@click.option("--png", help="also write each chart as DIR/NAME.png")
+@click.option("--title", default="tokstat report", show_default=True)
+@click.option("--corpus", "corpus_spec", help="run compare (+ sweep + cost) on this corpus first")
+@click.option("-t", "--tokenizer", "tokenizers", multiple=True, help="with --corpus: tokenizer spec (repeatable)")
+@click.option("--sweep", "sweep_spec", help="with --corpus: a vocabulary sweep, ALGO:SIZE,SIZE,... (e.g. bpe:4000,8000)")
+@click.option("--model", "model_name", default="llama2-7b", show_default=True, help="with --corpus: model preset to price")
+@click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="with --corpus: accelerator")
+@click.option("--train-tokens", type=float, default=2e12, show_default=True, help="with --corpus: pivot-language tokens")
+@click.option("--mix", help="with --corpus: language shares, e.g. zh=0.5,en=0.5")
+def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, mix):
+    """One self-contained HTML report from RESULTS files (compare/sweep/cost --out), or from a fresh
+    run on --corpus: comparison, charts, sweep curves, cost per language and every signature."""
+    from . import report as rep
+
+    if corpus_spec:
+        if results:
+            raise TokstatError("pass result files or --corpus, not both", fix="drop the RESULTS arguments")
+        if not tokenizers:
+            raise TokstatError("--corpus needs at least one tokenizer", fix="add -t SPEC, e.g. -t tiktoken:cl100k_base")
+        data = rep.study(corpus_spec, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name,
+                         train_tokens=train_tokens, mix=_mix(mix))
+    else:
+        data = list(results)
+    path = rep.report(data, out, png=png, title=title)
+    console.print(f"wrote {path}" + (f" and the charts as PNG in {png}" if png else ""))
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that every ``finally`` (temporary files, workers) runs."""
 

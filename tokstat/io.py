@@ -24,6 +24,9 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
     os.close(fd)
     try:
         yield tmp
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes 0600 files; outputs get the usual permissions
         os.replace(tmp, p)
     finally:
         Path(tmp).unlink(missing_ok=True)

@@ -226,7 +226,7 @@ h1{font-size:24px;margin:8px 0 4px}h2{font-size:18px;margin:30px 0 8px;border-bo
 .answer{background:#f4f6fb;border-radius:8px;padding:10px 14px}.answer h3{margin:0 0 4px;font-size:15px}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:16px}
 figure.chart{margin:0;border:1px solid #e5e5e5;border-radius:8px;padding:8px;background:#fff}
-figure.chart svg{width:100%;height:auto;display:block}figcaption{font-size:13px;color:#555;margin-top:4px}
+figure.chart svg{width:100%;height:auto;display:block}figure.wide{grid-column:1/-1}figcaption{font-size:13px;color:#555;margin-top:4px}
 .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:12.5px;font-variant-numeric:tabular-nums}
 th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th{background:#fafafa;position:sticky;top:0}td:first-child,th:first-child,td:nth-child(2),th:nth-child(2){text-align:left}
@@ -256,7 +256,8 @@ def render(results: dict[str, pl.DataFrame], figs: list[Chart], title: str) -> s
         parts.append("<h2>Comparison</h2>" + _table(results["compare"], COMPARE_SHOWN))
     if figs:
         parts.append('<h2>Charts</h2><div class="charts">' + "".join(
-            f'<figure class="chart" id="chart-{f.name}" data-chart="{f.name}">{_svg(f.figure)}'
+            f'<figure class="chart{" wide" if f.name == "sweep" else ""}" id="chart-{f.name}" '
+            f'data-chart="{f.name}">{_svg(f.figure)}'
             f"<figcaption>{html.escape(f.title)}</figcaption></figure>" for f in figs) + "</div>")
     if "sweep" in results:
         parts.append("<h2>Vocabulary sweep</h2>" + _table(results["sweep"].sort("language", "vocab_size"), SWEEP_SHOWN))
@@ -275,13 +276,38 @@ def render(results: dict[str, pl.DataFrame], figs: list[Chart], title: str) -> s
             + "".join(parts) + "</main></body></html>\n")
 
 
-def report(results: list[str | os.PathLike], out: str | os.PathLike, *, png: str | os.PathLike | None = None,
-           title: str = "tokstat report") -> Path:
-    """Write the HTML report of ``results`` (compare/sweep/cost files) to ``out``; with ``png``, the
-    same charts as ``DIR/NAME.png`` (200 dpi). Returns the HTML path."""
+def study(corpus: str, tokenizers: list[str], *, sweep: str | None = None, model: str = "llama2-7b",
+          gpu: str = "h100-sxm", train_tokens: float = 2e12, mix: dict[str, float] | None = None,
+          pivot: str = "en", seed: int = 0) -> dict[str, pl.DataFrame]:
+    """The whole pipeline for one report: compare ``tokenizers`` on ``corpus``; with ``sweep``
+    (``ALGO:SIZE,SIZE,...``) a vocabulary sweep; then the cost of training ``model`` on ``gpu`` for
+    ``train_tokens`` (counted in the pivot language) from the sweep, or from the comparison."""
+    from .compare import compare
+    from .cost.hardware import gpu as get_gpu
+    from .cost.model import preset
+    from .cost.projection import project
+    from .sweep import sweep as run_sweep
+
+    out = {"compare": compare(corpus, list(tokenizers), pivot=pivot, seed=seed)}
+    if sweep:
+        algo, _, sizes = sweep.partition(":")
+        try:
+            size_list = [int(x) for x in sizes.split(",")]
+        except ValueError:
+            raise TokstatError(f"bad --sweep {sweep!r}", fix="write ALGO:SIZE,SIZE e.g. bpe:4000,8000,16000") from None
+        out["sweep"] = run_sweep(corpus, algo, size_list, mix=mix, pivot=pivot, seed=seed)
+    out["cost"] = project(out.get("sweep", out["compare"]), preset(model), get_gpu(gpu), train_tokens=train_tokens,
+                          mix=mix)
+    return out
+
+
+def report(results: list[str | os.PathLike] | dict[str, pl.DataFrame], out: str | os.PathLike, *,
+           png: str | os.PathLike | None = None, title: str = "tokstat report") -> Path:
+    """Write the HTML report of ``results`` (compare/sweep/cost files, or :func:`study`'s dict) to
+    ``out``; with ``png``, the same charts as ``DIR/NAME.png`` (200 dpi). Returns the HTML path."""
     import matplotlib.pyplot as plt
 
-    data = read_results(results)
+    data = results if isinstance(results, dict) else read_results(results)
     figs = charts(data)
     try:
         page = render(data, figs, title)

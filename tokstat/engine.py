@@ -242,6 +242,10 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
                     p.terminate()
             inq.cancel_join_thread()
             outq.cancel_join_thread()
+            for p in procs:
+                p.join(timeout=2)
+                if p.is_alive():   # a worker blocked on a queue lock its killed sibling held
+                    p.kill()
         for p in procs:
             p.join()
     return acc

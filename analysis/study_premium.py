@@ -36,7 +36,9 @@ def main() -> int:
     adapters, skipped = [], []
     for name, spec in SPECS.items():
         try:
-            adapters.append(load_tokenizer(spec))
+            a = load_tokenizer(spec)
+            a.id = name            # the folder name in ../shared/tokenizers is the clearest label here
+            adapters.append(a)
         except Exception as e:  # a tokenizer this machine cannot load is reported, not fatal
             skipped.append(f"{name}: {e}")
     corpora = {"pud": (str(SHARED / "corpora/ud-pud"), ["en", "zh"]),
@@ -76,7 +78,8 @@ def plot(zh: pl.DataFrame, path: Path) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    names = zh["tokenizer"].to_list()
+    names = [t + (f"  (unknown {u:.0%})" if u and u > 0.1 else "")
+             for t, u in zip(zh["tokenizer"].to_list(), zh["pud_unk"].to_list())]
     y = np.arange(len(names))
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(names) + 1.5), sharey=True)
     for k, (key, label, colour) in enumerate((("pud", "PUD (Traditional, news/wiki)", "#4269d0"),
@@ -90,7 +93,7 @@ def plot(zh: pl.DataFrame, path: Path) -> None:
     axes[0].invert_yaxis()
     axes[0].set_xlabel("Chinese tokens / English tokens (95% CI)")
     axes[1].set_xlabel("Chinese characters cut inside by a token boundary (%)")
-    axes[0].legend(fontsize=8, frameon=False, loc="lower right")
+    axes[0].legend(fontsize=8, frameon=False, loc="upper right")
     for ax in axes:
         ax.grid(axis="x", alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)

@@ -70,14 +70,17 @@ def plot(sw: pl.DataFrame, cost: pl.DataFrame, path: Path) -> None:
     for lang, colour in (("en", "#4269d0"), ("zh", "#ff725c"), ("mix", "#3ca951")):
         d = cost.filter(pl.col("language") == lang).sort("vocab_size")
         axes[1].plot(d["vocab_size"], d["dollars"] / 1e6, marker="o", color=colour, label=lang)
-    axes[1].set_ylabel("training cost, M USD (2T pivot tokens, H100, MFU 0.4)")
+    axes[1].set_ylabel("training cost (M USD)")
     for ax in axes:
         ax.set_xscale("log")
+        ax.minorticks_off()
+        ax.set_xticks(SIZES, [f"{s // 1000}k" for s in SIZES])
         ax.set_xlabel("vocabulary size")
         ax.grid(alpha=0.3)
         ax.legend(frameon=False, fontsize=8)
         ax.spines[["top", "right"]].set_visible(False)
-    fig.suptitle("LLaMA-2-7B shape, BPE trained on 50/50 zh/en", fontsize=12)
+    fig.suptitle("LLaMA-2-7B shape, BPE trained on 50/50 zh/en; cost of 2T English-equivalent tokens on H100 at MFU 0.4",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=150, metadata={"Software": None})
     plt.close(fig)

@@ -118,6 +118,9 @@ def _sweep_curves(df: pl.DataFrame):
             ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ms=3, label=lang,
                     color=PALETTE[i % len(PALETTE)])
         ax.set_xscale("log")
+        ax.minorticks_off()
+        sizes = sorted(set(df["vocab_size"].to_list()))
+        ax.set_xticks(sizes, [f"{s / 1000:g}k" if s >= 1000 else str(s) for s in sizes])
         ax.set_xlabel("vocabulary size")
         ax.set_title(label, fontsize=11)
         ax.grid(alpha=0.3)

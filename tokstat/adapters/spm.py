@@ -92,7 +92,8 @@ def load_spm(target: str, options: dict[str, str]) -> SPMAdapter:
     except Exception as e:
         raise TokstatError(f"not a SentencePiece model ({str(e).splitlines()[0][:120]})", path=p,
                            fix="pass a .model file written by spm_train") from None
-    label = p.parent.name if p.stem in ("tokenizer", "spiece", "sentencepiece") else p.stem
+    generic = p.name.split(".")[0] in ("tokenizer", "spiece", "sentencepiece")   # tokenizer.model.v1 too
+    label = p.parent.name if generic else p.stem
     ad = SPMAdapter(sp, f"spm/{label}", sha256_files([p]))
     ad.algorithm = f"sentencepiece {_algorithm(p)}"
     return ad

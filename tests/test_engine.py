@@ -127,3 +127,32 @@ def test_stats_do_not_grow_with_the_corpus():
 def test_percentile_from_counts_equals_numpy(xs, q):
     v, c = np.unique(np.array(xs), return_counts=True)
     assert percentile_from_counts(v, c, q) == pytest.approx(float(np.percentile(xs, q)), abs=1e-9)
+
+
+def test_progress_meter_counts_segments_and_bytes(capsys):
+    from tokstat.progress import Meter
+
+    with Meter("t", enabled=True) as m:
+        m.advance(3, 1_000)
+        m.advance(2, 500)
+    assert (m.segments, m.bytes) == (5, 1_500)
+    with Meter("t", enabled=False) as q:    # --quiet / not a TTY: nothing drawn
+        q.advance(1, 1)
+    assert q._p is None
+
+
+def test_progress_counts_every_segment_with_workers(monkeypatch):
+    from tokstat import progress
+
+    seen = []
+    real = progress.Meter.__exit__
+
+    def spy(self, *exc):
+        seen.append((self.segments, self.bytes))
+        return real(self, *exc)
+
+    monkeypatch.setattr(progress.Meter, "__exit__", spy)
+    text_bytes = sum(len(t.encode()) for s in load_corpus(str(SAMPLE)) for t in s.texts.values())
+    for w in (1, 2):
+        compare(str(SAMPLE), [Bytes()], workers=w, n_boot=0, progress=False)
+    assert seen == [(400, text_bytes), (400, text_bytes)]

@@ -60,7 +60,8 @@ def _po(b):
 
 
 FORMATS = {"c.tsv": _tsv, "c.jsonl": _jsonl, "c.tmx": _tmx, "en_pud-ud-test.conllu": _conllu, "zh.po": _po,
-           "c.csv": lambda b: b"en,zh\n" + b}
+           "c.csv": lambda b: b"en,zh\n" + b, "c.parquet": lambda b: b"PAR1" + b + b"PAR1",
+           "zh.mo": lambda b: b"\xde\x12\x04\x95" + b}
 
 
 @pytest.mark.parametrize("name", sorted(FORMATS))

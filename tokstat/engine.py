@@ -61,24 +61,46 @@ def merge(acc: Stats, part: Stats) -> Stats:
     return {k: acc[k].merge(part[k]) for k in acc}
 
 
-def count_segments(job: Job, batch: list[Segment], seq: int = 0, into: Stats | None = None) -> Stats:
+@dataclass
+class Columns:
+    """A batch of segments by column: what is sent to a worker (lists of strings pickle fast)."""
+
+    ids: list[str]
+    texts: dict[str, list[str]]
+    words: dict[str, list[list[str]]]     # gold words, for the languages that have them
+
+    @classmethod
+    def of(cls, batch: list[Segment], langs: list[str], gold: frozenset) -> Columns:
+        return cls([s.id for s in batch], {lang: [s.texts.get(lang, "") for s in batch] for lang in langs},
+                   {lang: [s.words.get(lang, []) for s in batch] for lang in langs if lang in gold})
+
+    def take(self, idx) -> Columns:
+        return Columns([self.ids[i] for i in idx], {k: [v[i] for i in idx] for k, v in self.texts.items()},
+                       {k: [v[i] for i in idx] for k, v in self.words.items()})
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into: Stats | None = None) -> Stats:
     """Statistics of one batch of segments, for every (tokenizer, language) of the job, added in place
     to ``into`` (a fresh ``job.empty()`` by default); ``seq`` orders the batch's per-segment rows."""
     out = job.empty() if into is None else into
+    cols_in = batch if isinstance(batch, Columns) else Columns.of(batch, job.langs, job.gold)
     if job.heldout_only:
-        batch = [s for s in batch if is_heldout(s.id)]
-    if not batch:
+        cols_in = cols_in.take([i for i, sid in enumerate(cols_in.ids) if is_heldout(sid)])
+    if not len(cols_in):
         return out
-    n = len(batch)
-    ids = [s.id for s in batch]
+    n = len(cols_in)
+    ids = cols_in.ids
     partial = not job.join and not job.heldout_only and any(getattr(a, "heldout", None) for a in job.adapters)
     keep = np.flatnonzero([is_heldout(i) for i in ids]) if partial else None
     tokens: dict[tuple[str, str], np.ndarray] = {}
     for lang in job.langs:
-        texts = [s.texts.get(lang, "") for s in batch]
-        gold = lang in job.gold
+        texts = cols_in.texts[lang]
+        gw = cols_in.words.get(lang)
         words = None if job.segnames[lang] is None else [
-            word_spans(lang, t, s.words.get(lang, []) if gold else None) for t, s in zip(texts, batch)]
+            word_spans(lang, t, gw[i] if gw is not None else None) for i, t in enumerate(texts)]
         full = TextBatch.build(texts, ids, words)
         sub = None
         for a in job.adapters:
@@ -106,8 +128,10 @@ def count_segments(job: Job, batch: list[Segment], seq: int = 0, into: Stats | N
     return out
 
 
-def text_size(batch: list[Segment]) -> int:
+def text_size(batch: list[Segment] | Columns) -> int:
     """UTF-8 bytes of a batch's texts (for progress)."""
+    if isinstance(batch, Columns):
+        return sum(len(t.encode("utf-8")) for v in batch.texts.values() for t in v)
     return sum(len(t.encode("utf-8")) for s in batch for t in s.texts.values())
 
 
@@ -227,7 +251,7 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
                     drain(True)
 
     try:
-        items = enumerate(batches(_ordered(corpus, shards), batch_size))
+        items = enumerate(Columns.of(b, job.langs, job.gold) for b in batches(_ordered(corpus, shards), batch_size))
         for item in items:
             put(item)
             drain(False)

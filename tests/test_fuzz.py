@@ -157,3 +157,17 @@ def test_adapters_give_valid_spans_on_any_text(adapter, texts):
         assert ((0 <= s) & (s <= e) & (e <= n)).all(), (t, s, e)
         assert (np.diff(s) >= 0).all() and (s[1:] >= e[:-1]).all() if len(s) > 1 else True
     assert (0 <= enc.ids).all() and (enc.ids < adapter.n_ids).all()
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=4))
+def test_hf_dataset_arbitrary_unicode_round_trips(tmp_path_factory, texts):
+    import unicodedata
+
+    from datasets import Dataset
+
+    d = tmp_path_factory.mktemp("hf") / "saved"
+    Dataset.from_dict({"en": [a for a, _ in texts], "zh": [b for _, b in texts]}).save_to_disk(str(d))
+    segs = list(load_corpus(d, columns={"en": "en", "zh": "zh"}))
+    assert [(s.texts["en"], s.texts["zh"]) for s in segs] == [
+        (unicodedata.normalize("NFC", a), unicodedata.normalize("NFC", b)) for a, b in texts]

@@ -299,7 +299,7 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
                 _single_threaded(job)
                 self.job, self.acc = job, job.empty()
 
-            def add(self, seq: int, batch: list[Segment]) -> tuple[int, int]:
+            def add(self, seq: int, batch: Columns) -> tuple[int, int]:
                 count_segments(self.job, batch, seq, into=self.acc)
                 return len(batch), text_size(batch)
 
@@ -313,7 +313,7 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
         job_ref = ray.put(job)
         actors = [Counter.remote(job_ref) for _ in range(n)]
         inflight: list = []
-        items = shards if shards else batches(corpus, batch_size)
+        items = shards if shards else (Columns.of(b, job.langs, job.gold) for b in batches(corpus, batch_size))
         for k, payload in enumerate(items):
             actor = actors[k % n]
             inflight.append(actor.add_shard.remote(k, payload) if shards else actor.add.remote(k, payload))

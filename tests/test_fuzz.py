@@ -29,9 +29,9 @@ def _load_all(spec):
     return [s for s in c]
 
 
-def _loads_or_names_file(path, spec=None):
+def _loads_or_names_file(path):
     try:
-        return _load_all(spec or path)
+        return _load_all(path)
     except TokstatError as e:
         assert path.name in str(e) or (e.path is not None), str(e)
         return None

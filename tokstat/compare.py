@@ -133,14 +133,13 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
               heldout_only=not join and all(getattr(a, "heldout", None) for a in adapters),
               keep_rows=bool(segments_out or return_segments))
     source = joined(c) if join else c
-    shards = None if join else c.shards
     with Meter(f"compare {c.name}", enabled=progress) as meter:
         if engine == "ray":
             stats = run_ray(job, source, workers=workers, address=address, batch_size=batch_size,
-                            shards=shards, progress=meter)
+                            shards=None if join else c.shards, progress=meter)
         else:
             stats = run_local(job, source, workers=1 if join else workers, batch_size=batch_size,
-                              shards=shards, progress=meter)
+                              progress=meter)
     first = adapters[0].id
     if not any(stats[(first, lang)].segments + stats[(first, lang)].empty for lang in langs):
         if job.heldout_only:

@@ -147,14 +147,6 @@ def count_stream(job: Job, segments: Iterable[Segment], batch_size: int, progres
 
 # ---------------------------------------------------------------- local worker processes
 
-def _ordered(corpus: Iterable[Segment], shards: list[Corpus] | None) -> Iterator[Segment]:
-    if shards:
-        for sh in shards:
-            yield from sh
-    else:
-        yield from corpus
-
-
 def _single_threaded(job: Job) -> None:
     """Inside a worker: the libraries' own thread pools stay at one thread (the workers use the cores)."""
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -205,12 +197,12 @@ def _context():
 
 
 def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_size: int = 256,
-              shards: list[Corpus] | None = None, progress=None) -> Stats:
+              progress=None) -> Stats:
     """Count with ``workers`` processes (1: in this process). This process reads the corpus and
-    streams numbered batches to the workers (``shards`` only fix the order of a sharded corpus)."""
+    streams numbered batches to the workers (a sharded corpus is read shard after shard)."""
     if workers <= 1:
         with _one_core(job):
-            return count_stream(job, _ordered(corpus, shards), batch_size, progress)
+            return count_stream(job, corpus, batch_size, progress)
     ctx = _context()
     inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(job, inq, outq), daemon=True)
@@ -251,7 +243,7 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
                     drain(True)
 
     try:
-        items = enumerate(Columns.of(b, job.langs, job.gold) for b in batches(_ordered(corpus, shards), batch_size))
+        items = enumerate(Columns.of(b, job.langs, job.gold) for b in batches(corpus, batch_size))
         for item in items:
             put(item)
             drain(False)

@@ -87,7 +87,11 @@ def spans_from_lengths(lens: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray
 
 
 def char_to_byte(texts: list[str], seg: np.ndarray, char_pos: np.ndarray) -> np.ndarray:
-    """Byte offsets, within each text, of character offsets ``char_pos`` of texts ``seg``."""
+    """Byte offsets, within each text, of character offsets ``char_pos`` of texts ``seg`` (any shape).
+
+    >>> char_to_byte(["a你", "é"], np.array([[0, 0], [1, 1]]), np.array([[1, 2], [0, 1]])).tolist()
+    [[1, 4], [0, 2]]
+    """
     cp = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     cb = np.zeros(len(cp) + 1, dtype=np.int64)
     np.cumsum(utf8_lengths(cp), out=cb[1:])

@@ -104,7 +104,7 @@ class HFAdapter(Adapter):
         o = np.fromiter(chain.from_iterable(chain.from_iterable(e.offsets for e in encs)), dtype=np.int64,
                         count=2 * len(ids)).reshape(-1, 2)
         seg = np.repeat(np.arange(len(texts)), counts)
-        starts, ends = char_to_byte(texts, seg, o[:, 0]), char_to_byte(texts, seg, o[:, 1])
+        starts, ends = char_to_byte(texts, seg[:, None], o).T     # one code-point table for both ends
         starts, ends = fix_byte_runs(ids, counts, starts, ends, self.byte_fallback)
         base = offsets(np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts)))
         gs, ge = monotone(starts + base[seg], ends + base[seg])

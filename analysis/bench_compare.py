@@ -32,6 +32,7 @@ from pathlib import Path
 import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))   # the pure-Python reference counts (the naive baseline) live in tests/
 SHARED = ROOT.parent / "shared"
 T = SHARED / "tokenizers"
 SPECS = {"cl100k_base": f"tiktoken:{T}/cl100k_base/cl100k_base.tiktoken",
@@ -60,8 +61,8 @@ def raw_encode(adapter, texts: list[str]) -> None:
 
 
 def naive(corpus, segs, adapters) -> pl.DataFrame:
-    """Per sentence: encode, count every column with plain Python (tokstat.counts_reference), one row each."""
-    from tokstat.counts_reference import reference_counts
+    """Per sentence: encode, count every column with plain Python (tests/counts_reference.py), one row each."""
+    from counts_reference import reference_counts   # tests/ is on sys.path (below)
     from tokstat.segmenters import segmenter_name, word_spans
 
     rows = []

@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -5,9 +6,26 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
+# The shared corpora and tokenizers of this development setup are found the way a user's own would
+# be: through $TOKSTAT_DATA and $TOKSTAT_TOKENIZERS (shipped code never names ../shared).
+# Tests never reach the network: the hub libraries read these when they are first imported.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+if SHARED.is_dir():
+    os.environ.setdefault("TOKSTAT_DATA", str(SHARED / "corpora"))
+    os.environ.setdefault("TOKSTAT_TOKENIZERS", str(SHARED / "tokenizers"))
+
 
 @pytest.fixture
 def shared() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is absent")
     return SHARED
+
+
+def pytest_collection_modifyitems(config, items):
+    """``shared``: the test reads ../shared (it skips where that folder is absent)."""
+    for item in items:
+        if "shared" in getattr(item, "fixturenames", ()) or getattr(getattr(item, "module", None), "USES_SHARED", False):
+            item.add_marker(pytest.mark.shared)

@@ -178,12 +178,29 @@ def test_hf_hub_id_offline_from_cache(tmp_path, monkeypatch):
     ("hf:/no/such/tokenizer.json", "tokenizer file not found"),
     ("spm:/no/such.model", "SentencePiece model not found"),
     ("wordpiece:/no/vocab.txt", "vocabulary file not found"),
-    ("train:bpe:lots", "bad training spec"),
+    ("train:bpe:8000", "is trained on a corpus, not loaded from a file"),
     ("wordpiece:x?lowercase", "is not key=value"),
 ])
 def test_bad_specs(spec, msg):
     with pytest.raises(TokstatError, match=msg):
         load_tokenizer(spec)
+
+
+@pytest.mark.parametrize("spec,msg", [
+    ("train:bpe:lots", "bad training spec"),
+    ("train:magic:100", "bad training spec"),
+    ("train:bpe:0", "bad training spec"),
+    ("train:bpe:300?heldout=2", "held-out fraction 2 is not in"),
+    ("train:bpe:300?seed=x", "bad \\?heldout= or \\?seed="),
+    ("train:bpe:300?vocab=9", "unknown option"),
+])
+def test_bad_train_specs_in_the_job_layer(spec, msg):
+    """train: specs are resolved by compare (the job layer), with the corpus; bad ones are one line."""
+    from tokstat import compare
+
+    with pytest.raises(TokstatError, match=msg) as e:
+        compare("sample", [spec])
+    assert "\n" not in str(e.value)
 
 
 def test_corrupt_files_give_one_line(tmp_path):

@@ -129,7 +129,7 @@ CASES = {
     "language-absent": (lambda t: ["compare", SAMPLE, "-t", TOK, "--languages", "en,de"], r"language\(s\) de not in corpus"),
     "workers-zero": (lambda t: ["compare", SAMPLE, "-t", TOK, "--workers", "0"], r"--workers must be at least 1"),
     "output-unknown-format": (lambda t: ["compare", SAMPLE, "-t", TOK, "--out", str(t / "r.xlsx")],
-                              r"r\.xlsx: unknown output format '\.xlsx'"),
+                              r"r\.xlsx: --out must end in \.parquet, \.csv or \.json"),
     "cost-unknown-model": (lambda t: ["model-info", "--model", "gpt-9"], r"unknown model preset 'gpt-9'"),
     "cost-unknown-gpu": (lambda t: ["model-info", "--model", "llama2-7b", "--gpu", "tpu-v9"], r"unknown accelerator 'tpu-v9'"),
 }

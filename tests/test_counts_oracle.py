@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tokstat import load_tokenizer
 from tokstat.counts import COLUMNS, TextBatch, count_batch
-from tokstat.counts_reference import reference_counts
+from counts_reference import reference_counts
 from tokstat.segmenters import jieba_words, regex_words
 
 from tok_fixtures import CASES, SHARED_TOK

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tokstat import load_corpus, load_tokenizer
+from tokstat.compare import resolve_tokenizers
 from tokstat.errors import TokstatError
 from tokstat.integrity import published_tiktoken_hashes
 
@@ -58,7 +59,7 @@ def test_registry_seed_from_modified_file_is_refused(cl100k_file, tmp_path, monk
     (d / "cl100k_base.tiktoken").write_bytes(cl100k_file.read_bytes()[:-10] + b"\n")
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TOKSTAT_TOKENIZERS", str(d))
-    monkeypatch.chdir(tmp_path)              # ./tokenizers and ../shared/tokenizers are not found from here
+    monkeypatch.chdir(tmp_path)              # ./tokenizers is not found from here
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
     with pytest.raises(TokstatError, match=r"toks/cl100k_base\.tiktoken: sha256 .* does not match"):
         load_tokenizer("tiktoken:cl100k_base")
@@ -75,12 +76,16 @@ def test_sha256_pin(kind, tmp_path):
     else:
         corpus = load_corpus("sample")
         spec = "train:bpe:600"
-        digest = load_tokenizer(spec, corpus=corpus).file_hash
+        digest = resolve_tokenizers([spec], corpus)[0].file_hash
+
+    def load(s):
+        return resolve_tokenizers([s], corpus)[0] if kind == "train" else load_tokenizer(s)
+
     for pin in (digest, digest[:8], digest[:8].upper()):
-        assert load_tokenizer(f"{spec}?sha256={pin}", corpus=corpus).file_hash == digest
+        assert load(f"{spec}?sha256={pin}").file_hash == digest
     wrong = ("0" if digest[0] != "0" else "1") + digest[1:12]
     with pytest.raises(TokstatError, match="the spec pins"):
-        load_tokenizer(f"{spec}?sha256={wrong}", corpus=corpus)
+        load(f"{spec}?sha256={wrong}")
 
 
 def test_hub_load_never_runs_remote_code(tmp_path, monkeypatch):

@@ -6,15 +6,29 @@ from pathlib import Path
 
 SHARED_TOK = Path(__file__).resolve().parent.parent.parent / "shared" / "tokenizers"
 
+def published_pattern(name: str) -> str:
+    """The split pattern as its publisher ships it, never tokstat's own table: OpenAI encodings from
+    tiktoken's registry (``tiktoken_ext.openai_public``, its constructor run with the ranks download
+    stubbed out), Llama 3 from the ``pat_str`` of Meta's ``tokenizer.py`` quoted in PROVENANCE.md."""
+    import re
+    from unittest import mock
+
+    import tiktoken_ext.openai_public as op
+
+    if name in op.ENCODING_CONSTRUCTORS:
+        with mock.patch.object(op, "load_tiktoken_bpe", lambda *a, **k: {}):
+            return op.ENCODING_CONSTRUCTORS[name]()["pat_str"]
+    prov = (SHARED_TOK / name / "PROVENANCE.md").read_text(encoding="utf-8")
+    return re.search(r'pat_str=r"(.*?)",\n', prov).group(1)
+
+
 # name -> (tokstat spec, oracle factory returning encode(text) -> ids)
 def _tiktoken_file(path, pattern):
     def make():
         import tiktoken
         from tiktoken.load import load_tiktoken_bpe
 
-        from tokstat.adapters.tiktoken_ import PATTERNS
-
-        enc = tiktoken.Encoding("x", pat_str=PATTERNS[pattern], mergeable_ranks=load_tiktoken_bpe(str(path)),
+        enc = tiktoken.Encoding("x", pat_str=published_pattern(pattern), mergeable_ranks=load_tiktoken_bpe(str(path)),
                                 special_tokens={})
         return enc.encode_ordinary
     return make

@@ -1,29 +1,106 @@
-"""Command line: each command maps one-to-one onto a function of the Python API; ``main()`` only dispatches."""
+"""Command line: each command maps one-to-one onto a function of the Python API; ``main()`` only dispatches.
+
+Options are declared once and shared: every command that reads a corpus takes the same corpus
+options (:func:`corpus_options`), every command that writes files checks all its outputs before any
+work starts (:func:`check_outputs`), and option values are parsed by :mod:`tokstat.parse`. Nothing
+heavy is imported until a command runs, so ``tokstat --help`` is instant.
+"""
 
 from __future__ import annotations
 
 import shlex
 import signal
 import sys
+import warnings
+from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from . import api_corpus
-from .compare import compare as compare_api
 from .errors import TokstatError
 
-console = Console(width=None if sys.stdout.isatty() else 170)
+ALGOS = ["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]
 
 
-def _columns(value: str | None):
-    if not value:
-        return None
-    if "=" in value:
-        return dict(kv.split("=", 1) for kv in value.split(","))
-    return value.split(",")
+def _console():
+    from rich.console import Console
 
+    return Console(width=None if sys.stdout.isatty() else 170)
+
+
+def _print(*parts, **kw) -> None:
+    _console().print(*parts, **kw)
+
+
+# ---------------------------------------------------------------- shared options
+
+def _stack(*decorators):
+    def apply(f):
+        for d in reversed(decorators):
+            f = d(f)
+        return f
+    return apply
+
+
+def corpus_options(f):
+    """Options of every command that reads a corpus: how its files are read and which languages."""
+    return _stack(
+        click.option("--columns", help="languages of the columns in order (en,zh,_ skips one) or LANG=COLUMN pairs"),
+        click.option("--split", "data_split", help="dataset split to read (hf: corpora; default train)"),
+        click.option("--encoding-errors", type=click.Choice(["strict", "replace"]), default="strict", show_default=True,
+                     help="invalid UTF-8: stop with the line (strict) or read it as U+FFFD (replace)"),
+        click.option("--source-lang", default="en", show_default=True, help="language of gettext msgids"),
+        click.option("--languages", help="comma-separated subset of the corpus's languages"),
+    )(f)
+
+
+def tokenizer_options(required: bool = True):
+    return click.option("-t", "--tokenizer", "tokenizers", multiple=True, required=required,
+                        help="tokenizer spec, repeatable: tiktoken:NAME, hf:PATH, wordpiece:PATH, spm:PATH, train:ALGO:SIZE")
+
+
+def split_options(f):
+    """The train/held-out split of commands that train a tokenizer on the corpus."""
+    return _stack(
+        click.option("--heldout", default=0.1, show_default=True, help="share of segments held out for evaluation"),
+        click.option("--seed", default=0, show_default=True, help="split seed (also seeds --mix resampling)"),
+    )(f)
+
+
+def boot_seed_option(f):
+    return click.option("--boot-seed", default=0, show_default=True, help="seed of the bootstrap confidence intervals")(f)
+
+
+def quiet_option(f):
+    return click.option("--quiet", is_flag=True, help="no progress bar")(f)
+
+
+def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", source_lang="en", languages=None):
+    """The corpus of a command's corpus options (its languages selected)."""
+    from . import parse
+    from .loaders import load_corpus
+
+    c = load_corpus(spec, columns=parse.columns(columns), split=data_split, encoding_errors=encoding_errors,
+                    source_lang=source_lang)
+    langs = parse.languages(languages)
+    return c.select(langs) if langs else c
+
+
+def inputs_of(spec: str, corpus) -> list[Path]:
+    """Files a run reads (an output must never be one of them)."""
+    return [*corpus.sources, *([Path(spec)] if Path(spec).exists() else [])]
+
+
+def check_outputs(outputs: dict[str, tuple[str | None, str]], inputs=()) -> dict:
+    from .io import check_outputs as check
+
+    return check(outputs, inputs=inputs)
+
+
+def _pop_corpus(kw: dict) -> dict:
+    return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "languages")}
+
+
+# ---------------------------------------------------------------- commands
 
 @click.group()
 @click.version_option(package_name="tokstat")
@@ -38,18 +115,20 @@ def corpus():
 
 @corpus.command("info")
 @click.argument("spec")
-@click.option("--columns", help="languages of the columns in order (en,zh,_) or lang=COLUMN pairs")
-@click.option("--split", help="dataset split (hf: corpora)")
-@click.option("--encoding-errors", type=click.Choice(["strict", "replace"]), default="strict")
-def corpus_info_cmd(spec, columns, split, encoding_errors):
+@corpus_options
+def corpus_info_cmd(spec, **kw):
     """Segments, empty segments, characters and bytes per language of corpus SPEC."""
-    info = api_corpus.info(spec, columns=_columns(columns), split=split, encoding_errors=encoding_errors)
+    from rich.table import Table
+
+    from .corpus import corpus_info
+
+    info = corpus_info(load(spec, **_pop_corpus(kw)))
     t = Table(title=f"{info.name}: {info.segments} segments")
     for col in ("language", "segments", "empty", "chars", "bytes"):
         t.add_column(col, justify="right" if col != "language" else "left")
     for lang, d in info.per_language.items():
         t.add_row(lang, *(f"{d[k]:,}" for k in ("segments", "empty", "chars", "bytes")))
-    console.print(t)
+    _print(t)
 
 
 SHOWN = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
@@ -66,120 +145,139 @@ def _fmt(v, col):
     return f"{v:,}" if isinstance(v, int) else str(v)
 
 
+def _table(title: str, cols: list[tuple[str, str]], rows, cell=None):
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=Text(title))
+    for _, head in cols:
+        t.add_column(head, justify="left" if head in ("tokenizer", "lang") else "right")
+    for r in rows:
+        # Text cells: names such as "bert[lower]" are shown as they are, never read as rich markup
+        t.add_row(*[Text(cell(r, c) if cell else _fmt(r[c], c)) for c, _ in cols])
+    return t
+
+
+def _signatures(df) -> None:
+    from rich.text import Text
+
+    for sig in dict.fromkeys(df["signature"].to_list()):
+        _print(Text(sig, style="dim"))
+
+
 @cli.command()
 @click.argument("corpus_spec")
-@click.option("-t", "--tokenizer", "tokenizers", multiple=True, required=True, help="tokenizer spec (repeatable)")
+@corpus_options
+@tokenizer_options()
 @click.option("--pivot", default="en", show_default=True, help="language the premium is measured against")
-@click.option("--languages", help="comma-separated subset of languages")
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 @click.option("--segments-out", help="write per-segment counts (.parquet, .csv or .json)")
 @click.option("--join", is_flag=True, help="encode each language's segments joined by a space as one text")
-@click.option("--seed", default=0, show_default=True, help="bootstrap seed")
-@click.option("--columns", help="corpus columns (see corpus info)")
+@boot_seed_option
 @click.option("--workers", type=int, help="worker processes (default: all cores); results do not depend on it")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="where the per-shard counting runs")
 @click.option("--address", help="Ray cluster address for --engine ray (default: start a local instance)")
-@click.option("--quiet", is_flag=True, help="no progress bar")
-def compare(corpus_spec, tokenizers, pivot, languages, out, segments_out, join, seed, columns, workers, engine,
-            address, quiet):
+@quiet_option
+def compare(corpus_spec, tokenizers, pivot, out, segments_out, join, boot_seed, workers, engine, address, quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
-    corpus = api_corpus.load(corpus_spec, columns=_columns(columns))
-    df = compare_api(corpus, list(tokenizers), pivot=pivot, languages=languages.split(",") if languages else None,
-                     join=join, seed=seed, segments_out=segments_out, workers=workers, engine=engine,
-                     address=address, progress=False if quiet else None)
-    t = Table(title=f"tokstat compare — {corpus.name}, pivot {pivot}")
-    for _, head in SHOWN:
-        t.add_column(head, justify="left" if head in ("tokenizer", "lang") else "right")
-    for r in df.iter_rows(named=True):
-        cells = [_fmt(r[c], c) for c, _ in SHOWN[:-1]]
-        lo, hi = r["premium_ci_low"], r["premium_ci_high"]
-        cells.append("–" if lo is None else f"{lo:.3f}–{hi:.3f}")
-        t.add_row(*cells)
-    console.print(t)
-    for sig in dict.fromkeys(df["signature"].to_list()):
-        console.print(f"[dim]{sig}[/dim]", highlight=False)
-    if out:
-        from .io import write_table
+    from .compare import compare as compare_api
+    from .io import write_tables
 
-        write_table(df, out)
-        console.print(f"wrote {out}")
+    c = load(corpus_spec, **_pop_corpus(kw))
+    check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs_of(corpus_spec, c))
+    res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
+                      return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
+                      progress=False if quiet else None)
+    df, segs = res if segments_out else (res, None)
+    rows = list(df.iter_rows(named=True))
 
+    def cell(r, c):
+        if c == "premium_ci_low":
+            lo, hi = r["premium_ci_low"], r["premium_ci_high"]
+            return "–" if lo is None else f"{lo:.3f}–{hi:.3f}"
+        return _fmt(r[c], c)
 
-def _mix(value: str | None) -> dict[str, float] | None:
-    if not value:
-        return None
-    try:
-        return {k.strip(): float(v) for k, v in (kv.split("=", 1) for kv in value.split(","))}
-    except ValueError:
-        raise TokstatError(f"bad --mix {value!r}", fix="write --mix zh=0.5,en=0.5") from None
+    _print(_table(f"tokstat compare — {c.name}, pivot {pivot}", SHOWN, rows, cell))
+    _signatures(df)
+    tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
+    if tables:
+        write_tables(tables)       # every output of the run appears together, or none does
+        for p in tables:
+            _print(f"wrote {p}")
 
 
 @cli.command("train")
 @click.argument("corpus_spec")
-@click.option("--algo", type=click.Choice(["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]),
-              required=True)
+@corpus_options
+@click.option("--algo", type=click.Choice(ALGOS), required=True)
 @click.option("--vocab-size", type=int, required=True)
-@click.option("--languages", help="comma-separated languages to train on (default: all)")
 @click.option("--mix", help="character share per language, e.g. zh=0.5,en=0.5")
 @click.option("--out", required=True, help="output folder (tokenizer.json or tokenizer.model + metadata.json)")
-@click.option("--seed", default=0, show_default=True)
-@click.option("--heldout", default=0.1, show_default=True, help="share of segments held out for evaluation")
-def train_cmd(corpus_spec, algo, vocab_size, languages, mix, out, seed, heldout):
+@split_options
+@quiet_option
+def train_cmd(corpus_spec, algo, vocab_size, mix, out, seed, heldout, quiet, **kw):
     """Train a tokenizer on the train split of CORPUS_SPEC and save it with its metadata."""
+    from . import parse
+    from .split import Split
     from .train import train
 
-    r = train(api_corpus.load(corpus_spec), algo, vocab_size, languages=languages.split(",") if languages else None,
-              mix=_mix(mix), out=out, seed=seed, heldout=heldout)
+    c = load(corpus_spec, **_pop_corpus(kw))
+    check_outputs({"--out": (out, "folder")}, inputs_of(corpus_spec, c))
+    r = train(c, algo, vocab_size, languages=list(c.languages), mix=parse.mix(mix), out=out, split=Split(heldout, seed))
     sp = r.metadata["split"]
-    console.print(f"trained {r.metadata['tokenizer_id']} (vocabulary {r.metadata['actual_vocab_size']:,}) on "
-                  f"{sp['train_segments']:,} segments; {sp['heldout_segments']:,} held out (seed {seed})")
+    _print(f"trained {r.metadata['tokenizer_id']} (vocabulary {r.metadata['actual_vocab_size']:,}) on "
+           f"{sp['train_segments']:,} segments; {sp['heldout_segments']:,} held out (seed {seed})")
     for f in r.files:
-        console.print(f"wrote {f}")
+        _print(f"wrote {f}")
 
 
 @cli.command("sweep")
 @click.argument("corpus_spec")
-@click.option("--algo", type=click.Choice(["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]),
-              default="bpe", show_default=True)
-@click.option("--sizes", default="4000,8000,16000,32000,64000", show_default=True)
-@click.option("--languages", help="comma-separated subset of languages")
+@corpus_options
+@click.option("--algo", type=click.Choice(ALGOS), default="bpe", show_default=True)
+@click.option("--sizes", default="4000,8000,16000,32000,64000", show_default=True, help="vocabulary sizes")
 @click.option("--mix", help="character share per language in the training data, e.g. zh=0.5,en=0.5")
 @click.option("--pivot", default="en", show_default=True)
 @click.option("--d-model", default=4096, show_default=True, help="model width for embedding_params")
 @click.option("--tied/--untied", default=False, show_default=True, help="tied input/output embeddings")
-@click.option("--seed", default=0, show_default=True)
+@split_options
+@boot_seed_option
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 @click.option("--plot", help="write a PNG of tokens per character and premium against vocabulary size")
-def sweep_cmd(corpus_spec, algo, sizes, languages, mix, pivot, d_model, tied, seed, out, plot):
+@quiet_option
+def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, quiet, **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
+    from . import parse
+    from .io import write_tables
+    from .split import Split
     from .sweep import plot_sweep, sweep
 
-    df = sweep(api_corpus.load(corpus_spec), algo, [int(x) for x in sizes.split(",")],
-               languages=languages.split(",") if languages else None, mix=_mix(mix), pivot=pivot,
-               d_model=d_model, tied=tied, seed=seed)
-    t = Table(title=f"tokstat sweep — {algo}, pivot {pivot}, held-out split")
+    size_list, mixd, split = parse.sizes(sizes), parse.mix(mix), Split(heldout, seed)
+    c = load(corpus_spec, **_pop_corpus(kw))
+    check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs_of(corpus_spec, c))
+    df = sweep(c, algo, size_list, mix=mixd, pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed)
     cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
             ("tokens_per_word", "tok/word"), ("premium", "premium"), ("embedding_params", "embedding params")]
-    for _, h in cols:
-        t.add_column(h, justify="right")
-    for r in df.iter_rows(named=True):
-        t.add_row(*[_fmt(r[c], c) for c, _ in cols])
-    console.print(t)
-    console.print(f"[dim]{df['signature'][0]}[/dim]", highlight=False)
+    _print(_table(f"tokstat sweep — {algo}, pivot {pivot}, held-out split {split.label}", cols, df.iter_rows(named=True)))
+    _signatures(df.head(1))
     if out:
-        from .io import write_table
-
-        write_table(df, out)
-        console.print(f"wrote {out}")
+        write_tables({out: df})
+        _print(f"wrote {out}")
     if plot:
         plot_sweep(df, plot)
-        console.print(f"wrote {plot}")
+        _print(f"wrote {plot}")
+
+
+def model_options(f):
+    return _stack(
+        click.option("--model", "model_name", help="preset name (see presets.toml)"),
+        click.option("--models-file", help="a TOML file of extra presets"),
+    )(f)
 
 
 @cli.command("model-info")
-@click.option("--model", "model_name", help="preset name (see presets.toml)")
-@click.option("--models-file", help="a TOML file of extra presets")
+@model_options
 @click.option("--d-model", type=int)
 @click.option("--layers", type=int)
 @click.option("--heads", type=int)
@@ -191,41 +289,30 @@ def sweep_cmd(corpus_spec, algo, sizes, languages, mix, pivot, d_model, tied, se
 @click.option("--mlp", type=click.Choice(["gelu", "swiglu"]))
 @click.option("--gpu", "gpu_name", default="a100-80gb-sxm", show_default=True, help="for the all-reduce time")
 @click.option("--gpus", default=8, show_default=True, help="data-parallel GPUs for the all-reduce time")
-def model_info_cmd(model_name, models_file, gpu_name, gpus, **fields):
+def model_info_cmd(model_name, models_file, gpu_name, gpus, **shape):
     """Parameters, FLOPs per token and memory of a model preset or explicit shape."""
-    from .cost.model import ModelConfig, preset
-    from .cost.report import model_info
+    from rich.table import Table
 
-    given = {k: v for k, v in fields.items() if v is not None}
-    if model_name:
-        base = preset(model_name, models_file)
-        m = base if not given else ModelConfig(**{**base.__dict__, **given})
-    else:
-        missing = [k for k in ("d_model", "layers", "heads", "d_ff", "vocab_size", "context") if k not in given]
-        if missing:
-            raise TokstatError(f"missing {', '.join('--' + k.replace('_', '-') for k in missing)}",
-                               fix="pass --model PRESET or every shape option")
-        given.setdefault("kv_heads", given["heads"])
-        m = ModelConfig(**given)
+    from .cost.hardware import gpu
+    from .cost.info import model_info
+    from .cost.model import allreduce_seconds, model_config
+
+    m = model_config(model_name, models_file, **shape)
+    g = gpu(gpu_name)
     t = Table(title=f"{m.name}: {m.source or 'custom shape'}")
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_column("formula")
-    from .cost.hardware import gpu
-    from .cost.model import allreduce_seconds
-
-    g = gpu(gpu_name)
     for q, v, f in model_info(m):
         t.add_row(q, v, f)
     t.add_row(f"gradient all-reduce, {gpus}× {gpu_name}", f"{allreduce_seconds(m, gpus, g.interconnect_gb_s):.3f} s",
               f"2·(n−1)/n·2·params B / {g.interconnect_gb_s:g} GB/s (ring)")
-    console.print(t)
+    _print(t)
 
 
 @cli.command("cost")
 @click.option("--results", required=True, help="output of tokstat compare or tokstat sweep (.parquet/.csv/.json)")
-@click.option("--model", "model_name", required=True, help="model preset")
-@click.option("--models-file", help="a TOML file of extra presets")
+@model_options
 @click.option("--gpu", "gpu_name", required=True, help="accelerator from the catalogue")
 @click.option("--gpus", default=1, show_default=True)
 @click.option("--mfu", default=0.4, show_default=True, help="model FLOPs utilisation in (0, 1]")
@@ -239,37 +326,28 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, **fields):
 def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_tokens, mix,
              batch, out):
     """Training and serving cost per (tokenizer, language) from compare/sweep results."""
-    import polars as pl
-
+    from . import parse
     from .cost.hardware import gpu
-    from .cost.model import preset
+    from .cost.model import model_config
     from .cost.projection import project
+    from .io import read_table, write_tables
 
-    p = results.lower()
-    try:
-        df = pl.read_parquet(results) if p.endswith(".parquet") else (
-            pl.read_csv(results) if p.endswith(".csv") else pl.read_json(results))
-    except (OSError, pl.exceptions.PolarsError) as e:
-        raise TokstatError(f"cannot read results ({str(e).splitlines()[0][:120]})", path=results,
-                           fix="pass a file written by tokstat compare --out or tokstat sweep --out") from None
-    cdf = project(df, preset(model_name, models_file), gpu(gpu_name), gpus=gpus, mfu=mfu, mbu=mbu, price=price,
-                  train_chars=train_chars, train_tokens=train_tokens, mix=_mix(mix), batch=batch)
-    t = Table(title=f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {mfu}, MBU {mbu}")
+    if not model_name:
+        raise TokstatError("cost needs a model", fix="pass --model PRESET (see tokstat model-info --help)")
+    check_outputs({"--out": (out, "table")}, [results])
+    cdf = project(read_table(results, "tokstat compare --out or tokstat sweep --out"), model_config(model_name, models_file),
+                  gpu(gpu_name), gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
+                  train_tokens=train_tokens, mix=parse.mix(mix), batch=batch)
     cols = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"), ("training_tokens", "train tokens"),
             ("gpu_hours", "GPU-h"), ("dollars", "USD"), ("cost_multiplier", "×pivot"),
             ("kv_cache_bytes_per_1k_chars", "KV B/1k ch"), ("chars_in_context", "chars/ctx"),
             ("decode_s_per_1k_chars", "decode s/1k"), ("serving_usd_per_m_chars", "USD/M ch"), ("fits", "fits"),
             ("recommended", "best")]
-    for _, h in cols:
-        t.add_column(h, justify="right")
-    for r in cdf.iter_rows(named=True):
-        t.add_row(*[(f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c])) for c, _ in cols])
-    console.print(t)
+    _print(_table(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {mfu}, MBU {mbu}", cols,
+                  cdf.iter_rows(named=True), lambda r, c: f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c])))
     if out:
-        from .io import write_table
-
-        write_table(cdf, out)
-        console.print(f"wrote {out}")
+        write_tables({out: cdf})
+        _print(f"wrote {out}")
 
 
 @cli.command("report")
@@ -278,29 +356,51 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 @click.option("--png", help="also write each chart as DIR/NAME.png")
 @click.option("--title", default="tokstat report", show_default=True)
 @click.option("--corpus", "corpus_spec", help="run compare (+ sweep + cost) on this corpus first")
-@click.option("-t", "--tokenizer", "tokenizers", multiple=True, help="with --corpus: tokenizer spec (repeatable)")
+@corpus_options
+@tokenizer_options(required=False)
 @click.option("--sweep", "sweep_spec", help="with --corpus: a vocabulary sweep, ALGO:SIZE,SIZE,... (e.g. bpe:4000,8000)")
 @click.option("--model", "model_name", default="llama2-7b", show_default=True, help="with --corpus: model preset to price")
 @click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="with --corpus: accelerator")
 @click.option("--train-tokens", type=float, default=2e12, show_default=True, help="with --corpus: pivot-language tokens")
 @click.option("--mix", help="with --corpus: language shares, e.g. zh=0.5,en=0.5")
-def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, mix):
+@click.option("--pivot", default="en", show_default=True, help="with --corpus: language the premium is measured against")
+@split_options
+@boot_seed_option
+@quiet_option
+def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, mix,
+               pivot, seed, heldout, boot_seed, quiet, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out), or from a fresh
     run on --corpus: comparison, charts, sweep curves, cost per language and every signature."""
-    from . import report as rep
+    from . import parse
+    from .report import read_results, report
+    from .split import Split
 
+    copts = _pop_corpus(kw)
     if corpus_spec:
         if results:
             raise TokstatError("pass result files or --corpus, not both", fix="drop the RESULTS arguments")
         if not tokenizers:
             raise TokstatError("--corpus needs at least one tokenizer", fix="add -t SPEC, e.g. -t tiktoken:cl100k_base")
-        data = rep.study(corpus_spec, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name,
-                         train_tokens=train_tokens, mix=_mix(mix))
-    else:
-        data = list(results)
-    path = rep.report(data, out, png=png, title=title)
-    console.print(f"wrote {path}" + (f" and the charts as PNG in {png}" if png else ""))
+        from .study import study
 
+        parse.mix(mix)
+        if sweep_spec:
+            parse.sweep_spec(sweep_spec)
+        c = load(corpus_spec, **copts)
+        check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs_of(corpus_spec, c))
+        data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
+                     mix=mix, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
+                     progress=False if quiet else None)
+    else:
+        if tokenizers or sweep_spec:
+            raise TokstatError("-t and --sweep need --corpus", fix="add --corpus SPEC, or pass result files only")
+        check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, list(results))
+        data = read_results(list(results))
+    path = report(data, out, png=png, title=title)
+    _print(f"wrote {path}" + (f" and the charts as PNG in {png}" if png else ""))
+
+
+# ---------------------------------------------------------------- entry point
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that every ``finally`` (temporary files, workers) runs."""
@@ -310,12 +410,22 @@ def _on_sigterm(signum, frame):
     raise Terminated
 
 
+def _warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings as one line, ``tokstat: warning: ...`` (not Python's ``path:line: UserWarning``)."""
+    click.echo(f"tokstat: warning: {message}", err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the click group; a :class:`TokstatError` becomes one line on stderr and exit 2.
     Ctrl-C (exit 130) and SIGTERM (exit 143) remove temporary files, stop the workers and say what
-    to rerun; no output file is ever left half-written (they are renamed into place when complete)."""
+    to rerun; no output file is ever left half-written (they are renamed into place when complete).
+    Any other exception is a bug: one line naming it, exit 1 (``TOKSTAT_DEBUG=1`` shows the traceback)."""
+    import os
+
     args = sys.argv[1:] if argv is None else argv
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    shown = warnings.showwarning
+    warnings.showwarning = _warning
     try:
         cli.main(args=args, standalone_mode=False)
     except TokstatError as e:
@@ -333,8 +443,16 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         e.show()
         return e.exit_code
+    except Exception as e:  # noqa: BLE001 - a bug, reported in one line
+        if os.environ.get("TOKSTAT_DEBUG"):
+            raise
+        msg = str(e).splitlines()[0][:200] if str(e) else ""
+        click.echo(f"tokstat: internal error: {type(e).__name__}: {msg} (fix: rerun with TOKSTAT_DEBUG=1 for "
+                   "the traceback and report it)", err=True)
+        return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
+        warnings.showwarning = shown
     return 0
 
 

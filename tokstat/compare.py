@@ -10,24 +10,49 @@ from collections.abc import Iterator
 import numpy as np
 import polars as pl
 
-from . import __version__
-from .adapters import Adapter, load_tokenizer
+from ._version import __version__
+from .adapters import Adapter, load_tokenizer, parse_spec
 from .corpus import Corpus, Segment
 from .engine import Job, run_local, run_ray
 from .errors import TokstatError
+from .integrity import check_pin
+from .io import check_outputs, write_tables
 from .loaders import load_corpus
 from .metrics import COMPARE_COLUMNS, summarize
 from .progress import Meter
 from .segmenters import jieba_words, segmenter_name
+from .split import Split
 
 UNRELIABLE_UNK = 0.10
 
 
-def joined(corpus: Corpus) -> Iterator[Segment]:
-    """All segments of each language joined by one space, as one segment (the FLORES-200 convention)."""
+def resolve_tokenizers(tokenizers: list[str | Adapter], corpus: Corpus) -> list[Adapter]:
+    """Adapters for ``tokenizers``: files through the registry (:func:`tokstat.adapters.load_tokenizer`),
+    ``train:ALGO:SIZE[?heldout=F&seed=N]`` trained here on ``corpus``'s train split (the adapter
+    carries its :class:`~tokstat.split.Split`)."""
+    from .train import parse_train_spec, train
+
+    out = []
+    for t in tokenizers:
+        if isinstance(t, str) and t.startswith("train:"):
+            _, target, opts = parse_spec(t)
+            algo, size, split = parse_train_spec(target, opts)
+            a = train(corpus, algo, size, split=split).adapter
+            check_pin(t, a.file_hash, opts.get("sha256"))
+            out.append(a)
+        else:
+            out.append(load_tokenizer(t))
+    return out
+
+
+def joined(corpus: Corpus, split: Split | None = None) -> Iterator[Segment]:
+    """All segments of each language joined by one space, as one segment (the FLORES-200 convention);
+    with ``split``, only its held-out segments."""
     texts = {lang: [] for lang in corpus.languages}
     words = {lang: [] for lang in corpus.languages}
     for s in corpus:
+        if split is not None and not split.is_heldout(s.id):
+            continue
         for lang in corpus.languages:
             t = s.texts.get(lang, "")
             if t:
@@ -58,12 +83,13 @@ def single_token_coverage(adapter: Adapter, cps: set[int], table: dict[int, bool
     return float(np.mean([table[c] for c in cps]))
 
 
-def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str | None, join: bool) -> str:
+def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str | None, join: bool,
+              split: Split | None = None) -> str:
+    """sacrebleu-style: corpus@hash|tok:id@hash|lib|words|norm[|eval:heldout-F-seedN][|mode:join]|tokstat:V."""
     parts = [f"corpus:{corpus.name}@{fingerprint[:8]}", f"tok:{adapter.signature}",
              f"lib:{adapter.library_version}", f"words:{segmenter or 'none'}", "norm:nfc"]
-    if getattr(adapter, "heldout", None):
-        frac, seed = adapter.heldout
-        parts.append(f"eval:heldout-{frac:g}-seed{seed}")
+    if split is not None:
+        parts.append(f"eval:{split.label}")
     if join:
         parts.append("mode:join")
     parts.append(f"tokstat:{__version__}")
@@ -97,18 +123,22 @@ def _warn_nulls(row: dict, st, has_pivot: bool, first: bool) -> None:
 
 def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str | None = "en",
             languages: list[str] | None = None, join: bool = False, batch_size: int = 256,
-            n_boot: int = 1000, seed: int = 0, segments_out: str | None = None,
+            n_boot: int = 1000, boot_seed: int = 0, segments_out: str | None = None,
             return_segments: bool = False, workers: int | None = None, engine: str = "local",
             address: str | None = None, progress: bool | None = None):
     """Compare tokenizers on a parallel corpus; returns a polars DataFrame with ``COMPARE_COLUMNS``.
 
     Each segment is encoded on its own without special tokens (``join=True``: one text per language).
-    ``train:`` tokenizers are trained on the corpus's train split and evaluated on the held-out split.
+    ``train:`` tokenizers are trained on the corpus's train split and evaluated on its held-out segments
+    (an adapter with a ``split`` is scored on that split's held-out segments only, whatever its seed
+    and fraction; pretrained tokenizers beside it on every segment). ``boot_seed`` seeds the bootstrap
+    intervals only.
     ``workers`` (default: all cores) shard the counting across processes, ``engine="ray"`` across Ray
     actors (``address``: a running cluster); every engine and worker count gives identical results.
     Memory stays bounded unless per-segment rows are asked for (``segments_out``/``return_segments``).
     """
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
+    check_outputs({"segments_out": (segments_out, "table")}, inputs=c.sources)
     if languages:
         c = c.select(languages)
     langs = list(c.languages)
@@ -122,17 +152,23 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         raise TokstatError(f"--workers must be at least 1, not {workers}", fix="pass --workers 1 or more")
-    adapters = [load_tokenizer(t, corpus=c) for t in tokenizers]
+    adapters = resolve_tokenizers(list(tokenizers), c)
     ids = [a.id for a in adapters]
     if len(set(ids)) != len(ids):
         raise TokstatError(f"the same tokenizer id twice: {ids}", fix="pass each tokenizer once")
     segname = {lang: segmenter_name(lang, lang in c.gold_words) for lang in langs}
     if any(n and n.startswith("jieba") for n in segname.values()):
         jieba_words("预热")   # load the dictionary once, before workers are forked
-    job = Job(adapters, langs, pivot, c.gold_words, segname, join=join,
-              heldout_only=not join and all(getattr(a, "heldout", None) for a in adapters),
+    splits = {a.id: a.split for a in adapters}
+    join_split = None
+    if join and any(splits.values()):
+        if len(set(splits.values())) != 1:
+            raise TokstatError("--join with tokenizers trained here needs one held-out split for all of them",
+                               fix="compare the trained and pretrained tokenizers in separate runs, or drop --join")
+        join_split = next(iter(splits.values()))   # the joined text is that split's held-out segments
+    job = Job(adapters, langs, pivot, c.gold_words, segname, splits=splits, join=join,
               keep_rows=bool(segments_out or return_segments))
-    source = joined(c) if join else c
+    source = joined(c, join_split) if join else c
     with Meter(f"compare {c.name}", enabled=progress) as meter:
         if engine == "ray":
             stats = run_ray(job, source, workers=workers, address=address, batch_size=batch_size,
@@ -142,7 +178,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                               progress=meter)
     first = adapters[0].id
     if not any(stats[(first, lang)].segments + stats[(first, lang)].empty for lang in langs):
-        if job.heldout_only:
+        if job.common_split is not None or join_split is not None:
             raise TokstatError("no held-out segment to evaluate the trained tokenizers on",
                                fix="use a larger corpus or a larger ?heldout= fraction")
         raise TokstatError("the corpus has no segments", path=c.sources[0] if len(c.sources) == 1 else None,
@@ -158,8 +194,8 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                               stacklevel=2)
             row = {"tokenizer": a.id, "language": lang}
             row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
-                                 n_boot=0 if join else n_boot, seed=seed, pivot=pivot is not None))
-            row["signature"] = signature(c, fp, a, segname[lang], join)
+                                 n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None))
+            row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split)
             _warn_nulls(row, st, pivot is not None, first=a is adapters[0])
             if row["unk_rate"] is not None and row["unk_rate"] > UNRELIABLE_UNK:
                 warnings.warn(f"{a.id} on {lang}: {row['unk_rate']:.1%} of characters are unknown tokens; "
@@ -178,7 +214,5 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         return df
     segs = pl.concat(seg_frames).select("tokenizer", "language", pl.exclude("tokenizer", "language"))
     if segments_out:
-        from .io import write_table
-
-        write_table(segs, segments_out)
+        write_tables({segments_out: segs})
     return (df, segs) if return_segments else df

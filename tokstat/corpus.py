@@ -63,6 +63,9 @@ class Corpus:
         """A view restricted to ``languages`` (error when one is absent)."""
         from .errors import TokstatError
 
+        dup = sorted({lang for lang in languages if list(languages).count(lang) > 1})
+        if dup:
+            raise TokstatError(f"language(s) {', '.join(dup)} given twice", fix="name each language once")
         missing = [lang for lang in languages if lang not in self.languages]
         if missing:
             raise TokstatError(f"language(s) {', '.join(missing)} not in corpus {self.name}",

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from .adapters.base import Adapter, Encoded, char_boundaries, text_bytes, utf8_lengths
+from .adapters.base import Adapter, Encoded
+from .utf8 import char_boundaries, text_bytes, utf8_lengths
 
 #: Unicode White_Space code points
 WHITESPACE = np.array([9, 10, 11, 12, 13, 32, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,

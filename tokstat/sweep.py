@@ -24,7 +24,8 @@ from .errors import TokstatError
 from .io import atomic_path
 from .loaders import load_corpus
 from .segmenters import jieba_words
-from .train import HELDOUT, train
+from .split import Split
+from .train import train
 
 PREFIX_ALGOS = {"bpe", "byte-bpe"}
 
@@ -52,9 +53,13 @@ def derive_bpe(tok: Tokenizer, size: int, cfg: dict | None = None) -> Tokenizer:
 
 def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[str] | None = None,
           mix: dict[str, float] | None = None, pivot: str = "en", d_model: int = 4096, tied: bool = False,
-          seed: int = 0, heldout: float = HELDOUT, n_boot: int = 1000) -> pl.DataFrame:
+          split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0) -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
-    is smaller when the corpus cannot fill the vocabulary) and ``embedding_params`` = V·d (×2 untied)."""
+    is smaller when the corpus cannot fill the vocabulary) and ``embedding_params`` = V·d (×2 untied).
+
+    Every size is trained on the train side of ``split`` (default ``Split(0.1, seed=0)``) and scored
+    on its held-out side; ``boot_seed`` seeds the bootstrap intervals only."""
+    split = Split() if split is None else split
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
         c = c.select(languages)
@@ -66,7 +71,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     warm = threading.Thread(target=lambda: jieba_words("预热"), daemon=True)
     warm.start()
     if algo in PREFIX_ALGOS:
-        trained = train(c, algo, sizes[-1], mix=mix, seed=seed, heldout=heldout, keep_heldout=True)
+        trained = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True)
         big = trained.adapter
         # evaluation reads the held-out segments kept by the training pass, not the corpus again
         held = trained.heldout_segments
@@ -75,9 +80,9 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         for s in sizes:
             adapters.append(big.prefix(derive_bpe(big.tok, s, cfg), f"train/{algo}-{s}"))
     else:
-        adapters = [train(c, algo, s, mix=mix, seed=seed, heldout=heldout).adapter for s in sizes]
+        adapters = [train(c, algo, s, mix=mix, split=split).adapter for s in sizes]
     warm.join()
-    df = compare(c, adapters, pivot=pivot, n_boot=n_boot, seed=seed)
+    df = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed)
     vs = {a.id: a.vocab_size for a in adapters}
     for a, s in zip(adapters, sizes):
         if vs[a.id] < s:

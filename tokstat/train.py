@@ -23,29 +23,30 @@ from .adapters.hf import HFAdapter
 from .adapters.spm import SPMAdapter
 from .errors import TokstatError
 from .io import write_files
-from .split import HELDOUT, is_heldout
+from ._version import __version__
+from .split import HELDOUT, Split
 
 ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram")
 
 
-def training_texts(corpus, *, fraction: float = HELDOUT, seed: int = 0, languages: list[str] | None = None,
+def training_texts(corpus, *, split: Split = Split(), languages: list[str] | None = None,
                    mix: dict[str, float] | None = None) -> list[str]:
     """Texts of the train split (segments not held out), all languages or ``languages``.
 
     ``mix`` reweights languages by character share: ``{"zh": 0.7, "en": 0.3}`` repeats or subsamples
     each language's texts (seeded) until it holds that share of the training characters.
     """
-    return _training_texts(corpus, fraction=fraction, seed=seed, languages=languages, mix=mix)[0]
+    return _training_texts(corpus, split=split, languages=languages, mix=mix)[0]
 
 
-def _training_texts(corpus, *, fraction, seed, languages, mix, keep=None) -> tuple[list[str], int, int]:
+def _training_texts(corpus, *, split: Split, languages, mix, keep=None) -> tuple[list[str], int, int]:
     """(texts, segments, held-out segments) in one pass over the corpus; held-out segments are
     appended to ``keep`` when it is a list."""
     per: dict[str, list[str]] = {}
     n = held = 0
     for seg in corpus:
         n += 1
-        if is_heldout(seg.id, fraction, seed):
+        if split.is_heldout(seg.id):
             held += 1
             if keep is not None:
                 keep.append(seg)
@@ -63,7 +64,7 @@ def _training_texts(corpus, *, fraction, seed, languages, mix, keep=None) -> tup
     if total_w <= 0 or any(w < 0 for w in mix.values()):
         raise TokstatError("--mix weights must be non-negative and not all zero", fix="e.g. --mix zh=0.5,en=0.5")
     total_chars = sum(len(t) for lang in mix for t in per[lang])
-    rng = random.Random(seed)
+    rng = random.Random(split.seed)
     out = []
     for lang in sorted(mix):
         target = total_chars * mix[lang] / total_w
@@ -166,17 +167,19 @@ class Trained:
 
 
 def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = None,
-          mix: dict[str, float] | None = None, out: str | os.PathLike | None = None, seed: int = 0,
-          heldout: float = HELDOUT, keep_heldout: bool = False) -> Trained:
-    """Train a tokenizer on the train split; optionally save it (``tokenizer.json`` or ``tokenizer.model``)
-    with ``metadata.json`` (corpus signature, split, seed, settings). Same inputs, byte-identical files."""
+          mix: dict[str, float] | None = None, out: str | os.PathLike | None = None, split: Split | None = None,
+          keep_heldout: bool = False) -> Trained:
+    """Train a tokenizer on the train split of ``split`` (default ``Split(0.1, seed=0)``; its seed also
+    seeds the ``mix`` resampling); optionally save it (``tokenizer.json`` or ``tokenizer.model``) with
+    ``metadata.json`` (corpus signature, split, settings). Same inputs, byte-identical files. The
+    adapter carries ``split``: :func:`tokstat.compare` scores it on exactly those held-out segments."""
+    split = Split() if split is None else split
     if algo not in ALGOS:
         raise TokstatError(f"unknown training algorithm {algo!r}", fix=f"use one of {', '.join(ALGOS)}")
     if vocab_size < 1:
         raise TokstatError("vocabulary size must be positive", fix="e.g. --vocab-size 32000")
     kept = [] if keep_heldout else None
-    texts, n_segments, n_held = _training_texts(corpus, fraction=heldout, seed=seed, languages=languages, mix=mix,
-                                                keep=kept)
+    texts, n_segments, n_held = _training_texts(corpus, split=split, languages=languages, mix=mix, keep=kept)
     if not texts:
         raise TokstatError("no training text in the corpus", fix="use a corpus with non-empty segments")
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
@@ -190,12 +193,10 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
         tok = train_hf(algo, vocab_size, texts)
         a = HFAdapter(tok, ident, digest)
         payload, fname = canonical_json(tok), "tokenizer.json"
-    a.heldout = (heldout, seed)
-    from . import __version__
-
+    a.split = split
     meta = {"corpus": f"{corpus.name}@{corpus.fingerprint()[:8]}", "algo": algo, "vocab_size": vocab_size,
             "actual_vocab_size": a.vocab_size, "languages": languages or sorted(corpus.languages), "mix": mix,
-            "split": {"heldout_fraction": heldout, "seed": seed, "segments": n_segments,
+            "split": {"heldout_fraction": split.fraction, "seed": split.seed, "segments": n_segments,
                       "train_segments": n_segments - n_held, "heldout_segments": n_held,
                       "rule": "held out when sha256(f'{seed}:{segment_id}')[:8] / 2**64 < fraction"},
             "training_texts": len(texts), "training_sha256": digest, "tokenizer_id": ident,
@@ -210,12 +211,21 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     return Trained(a, meta, files, kept)
 
 
-def train_from_spec(target: str, opts: dict[str, str], corpus) -> Adapter:
-    """``train:ALGO:SIZE[?heldout=0.1&seed=0]`` -> an adapter trained on the corpus's train split."""
+def parse_train_spec(target: str, opts: dict[str, str]) -> tuple[str, int, Split]:
+    """``train:ALGO:SIZE[?heldout=0.1&seed=0]`` (the part after ``train:``) -> (algo, size, split).
+
+    >>> parse_train_spec("bpe:8000", {"seed": "7"})
+    ('bpe', 8000, Split(fraction=0.1, seed=7))
+    """
     algo, _, size = target.partition(":")
-    if algo not in ALGOS or not size.isdigit():
+    if algo not in ALGOS or not size.isdigit() or int(size) < 1:
         raise TokstatError(f"bad training spec train:{target}", fix=f"write train:ALGO:SIZE, ALGO in {', '.join(ALGOS)}")
-    if corpus is None:
-        raise TokstatError("train: tokenizers need a corpus to train on", fix="pass the corpus to compare()")
-    return train(corpus, algo, int(size), heldout=float(opts.get("heldout", HELDOUT)),
-                 seed=int(opts.get("seed", 0))).adapter
+    unknown = set(opts) - {"heldout", "seed", "sha256"}
+    if unknown:
+        raise TokstatError(f"unknown option(s) {', '.join(sorted(unknown))} in train:{target}",
+                           fix="train: specs take ?heldout=FRACTION&seed=N")
+    try:
+        split = Split(float(opts.get("heldout", HELDOUT)), int(opts.get("seed", 0)))
+    except ValueError:
+        raise TokstatError(f"bad ?heldout= or ?seed= in train:{target}", fix="e.g. train:bpe:8000?heldout=0.1&seed=0") from None
+    return algo, int(size), split

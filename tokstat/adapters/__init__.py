@@ -1,8 +1,9 @@
 """Tokenizer spec strings -> adapters (a registry of constructors, as in tiktoken).
 
 ``tiktoken:cl100k_base``, ``tiktoken:PATH?pattern=llama3``, ``hf:PATH/tokenizer.json``, ``hf:ORG/NAME``,
-``wordpiece:PATH/vocab.txt?lowercase=true``, ``spm:PATH.model``, ``train:bpe:8000``. Any spec may pin
-its files with ``?sha256=HEX`` (see :mod:`tokstat.integrity`).
+``wordpiece:PATH/vocab.txt?lowercase=true``, ``spm:PATH.model``. Any spec may pin its files with
+``?sha256=HEX`` (see :mod:`tokstat.integrity`). ``train:ALGO:SIZE`` specs need a corpus: the job layer
+(:func:`tokstat.compare.resolve_tokenizers`) trains them; this registry only loads files.
 """
 
 from __future__ import annotations
@@ -42,18 +43,16 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     return kind, target, opts
 
 
-def load_tokenizer(spec: str | Adapter, corpus=None) -> Adapter:
-    """Build the adapter for ``spec``. ``train:`` specs need the ``corpus`` to train on."""
+def load_tokenizer(spec: str | Adapter) -> Adapter:
+    """Build the adapter for ``spec`` (an :class:`Adapter` is returned as it is)."""
     if isinstance(spec, Adapter):
         return spec
     kind, target, opts = parse_spec(spec)
     if kind == "train":
-        from ..train import train_from_spec
-
-        adapter = train_from_spec(target, opts, corpus)
-    elif kind not in CONSTRUCTORS:
+        raise TokstatError(f"{spec!r} is trained on a corpus, not loaded from a file",
+                           fix="pass it to tokstat.compare(corpus, [...]) or train it with tokstat.train()")
+    if kind not in CONSTRUCTORS:
         raise TokstatError(f"unknown tokenizer kind {kind!r} in {spec!r}", fix=f"write one of: {FORMS}")
-    else:
-        adapter = CONSTRUCTORS[kind](target, opts)
-    check_pin(spec, adapter.file_hash, opts.get("sha256"), path=target if kind != "train" else None)
+    adapter = CONSTRUCTORS[kind](target, opts)
+    check_pin(spec, adapter.file_hash, opts.get("sha256"), path=target)
     return adapter

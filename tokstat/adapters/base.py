@@ -14,6 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..split import Split
+from ..utf8 import char_boundaries, offsets, text_bytes
+
 
 @dataclass
 class Encoded:
@@ -47,31 +50,12 @@ def sha256_files(paths: list[Path]) -> str:
     return h.hexdigest()
 
 
-def text_bytes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenated UTF-8 of ``texts`` as uint8 and the byte offset of each text (length n+1)."""
-    enc = [t.encode("utf-8") for t in texts]
-    base = np.zeros(len(enc) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in enc], out=base[1:])
-    return np.frombuffer(b"".join(enc), dtype=np.uint8), base
 
 
-def utf8_lengths(cp: np.ndarray) -> np.ndarray:
-    """UTF-8 bytes of each code point: ``utf8_lengths(np.array([0x41, 0xE9, 0x4F60, 0x1D11E]))`` -> 1, 2, 3, 4."""
-    return (1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)).astype(np.int64)
 
 
-def char_boundaries(buf: np.ndarray) -> np.ndarray:
-    """``isb[p]`` is True when byte position ``p`` (0..len) is a character boundary."""
-    isb = np.ones(len(buf) + 1, dtype=bool)
-    isb[:-1] = (buf & 0xC0) != 0x80
-    return isb
 
 
-def offsets(counts: np.ndarray) -> np.ndarray:
-    """Start offsets (length n+1) of runs of ``counts``: ``offsets([2, 0, 3])`` -> ``[0, 2, 2, 5]``."""
-    off = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=off[1:])
-    return off
 
 
 def spans_from_lengths(lens: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,17 +70,6 @@ def spans_from_lengths(lens: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray
     return ends - lens, ends
 
 
-def char_to_byte(texts: list[str], seg: np.ndarray, char_pos: np.ndarray) -> np.ndarray:
-    """Byte offsets, within each text, of character offsets ``char_pos`` of texts ``seg`` (any shape).
-
-    >>> char_to_byte(["a你", "é"], np.array([[0, 0], [1, 1]]), np.array([[1, 2], [0, 1]])).tolist()
-    [[1, 4], [0, 2]]
-    """
-    cp = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
-    cb = np.zeros(len(cp) + 1, dtype=np.int64)
-    np.cumsum(utf8_lengths(cp), out=cb[1:])
-    cbase = offsets(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
-    return cb[cbase[seg] + char_pos] - cb[cbase[seg]]
 
 
 def fix_byte_runs(ids: np.ndarray, counts: np.ndarray, starts: np.ndarray, ends: np.ndarray,
@@ -167,6 +140,9 @@ class Adapter:
     unk_ids: frozenset = frozenset()
     byte_fallback: np.ndarray | None = None  # bool mask over ids
     threads: int = 0
+    #: for a tokenizer tokstat trained on the corpus: the split it was trained with (it is scored on
+    #: that split's held-out segments only); None for a pretrained tokenizer
+    split: Split | None = None
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         """Token ids per text, special tokens excluded."""

@@ -11,7 +11,8 @@ import tokenizers
 from tokenizers import Tokenizer
 
 from ..errors import TokstatError
-from .base import Adapter, char_to_byte, fix_byte_runs, flatten, monotone, offsets, sha256_files, spans_from_lengths
+from ..utf8 import char_to_byte, offsets
+from .base import Adapter, fix_byte_runs, flatten, monotone, sha256_files, spans_from_lengths
 
 
 def _uses_byte_level(cfg: dict) -> bool:

@@ -70,10 +70,10 @@ class TiktokenAdapter(Adapter):
 
 
 def search_dirs() -> list[Path]:
-    """Where a missing registry file is looked for: ``$TOKSTAT_TOKENIZERS``, ``./tokenizers``,
-    ``../shared/tokenizers`` (each may hold ``NAME.tiktoken`` or ``NAME/NAME.tiktoken``)."""
+    """Where a missing registry file is looked for: the folders of ``$TOKSTAT_TOKENIZERS``
+    (``os.pathsep``-separated), then ``./tokenizers`` (each may hold ``NAME.tiktoken`` or ``NAME/NAME.tiktoken``)."""
     dirs = [Path(d) for d in os.environ.get("TOKSTAT_TOKENIZERS", "").split(os.pathsep) if d]
-    return dirs + [Path("tokenizers"), Path("..") / "shared" / "tokenizers"]
+    return dirs + [Path("tokenizers")]
 
 
 def seed_cache(name: str) -> bool:
@@ -117,7 +117,7 @@ def _registry(name: str) -> TiktokenAdapter:
                            fix=f"use one of {', '.join(tiktoken.list_encoding_names())} or tiktoken:PATH") from None
     except Exception as e:
         raise TokstatError(f"cannot load tiktoken encoding {name!r}: {str(e).splitlines()[0][:200]}",
-                           fix="put the .tiktoken file in $TIKTOKEN_CACHE_DIR (named by the sha1 of its URL) "
+                           fix="put NAME.tiktoken in a folder named by $TOKSTAT_TOKENIZERS (or ./tokenizers), "
                                "or pass tiktoken:PATH/NAME.tiktoken?pattern=" + name) from None
     ranks = enc._mergeable_ranks
     h = __import__("hashlib").sha256(b"".join(base64.b64encode(k) + b" %d\n" % v

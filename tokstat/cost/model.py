@@ -78,6 +78,32 @@ def preset(name: str, extra: str | Path | None = None) -> ModelConfig:
     return ps[name]
 
 
+def model_config(name: str | None = None, models_file: str | Path | None = None, **shape) -> ModelConfig:
+    """A preset by ``name`` with any ``shape`` field overridden, or (no name) an explicit shape; unset
+    (``None``) fields are ignored. ``kv_heads`` defaults to ``heads`` (multi-head attention).
+
+    >>> model_config("llama2-7b", d_ff=None).d_ff
+    11008
+    >>> model_config(d_model=512, layers=2, heads=8).d_ff
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: missing --d-ff, --vocab-size, --context (fix: pass --model PRESET or every shape option)
+    """
+    given = {k: v for k, v in shape.items() if v is not None}
+    unknown = set(given) - {f.name for f in fields(ModelConfig)}
+    if unknown:
+        raise TokstatError(f"unknown model field(s) {', '.join(sorted(unknown))}", fix="see tokstat model-info --help")
+    if name:
+        base = preset(name, models_file)
+        return ModelConfig(**{**{f.name: getattr(base, f.name) for f in fields(base)}, **given}) if given else base
+    missing = [k for k in ("d_model", "layers", "heads", "d_ff", "vocab_size", "context") if k not in given]
+    if missing:
+        raise TokstatError(f"missing {', '.join('--' + k.replace('_', '-') for k in missing)}",
+                           fix="pass --model PRESET or every shape option")
+    given.setdefault("kv_heads", given["heads"])
+    return ModelConfig(**given)
+
+
 def embedding_params(m: ModelConfig) -> int:
     """V·d for the input embedding, + V·d for an untied output (unembedding) matrix, + s·d for learned positions."""
     return m.vocab_size * m.d_model * (1 if m.tied else 2) + (m.context * m.d_model if m.pos == "learned" else 0)

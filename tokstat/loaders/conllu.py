@@ -21,8 +21,8 @@ def parse_conllu(path: Path) -> Iterator[tuple[str, str, list[str]]]:
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.conllu"
-    >>> _ = p.write_text("# sent_id = s1\\n1-2\\tzum\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\n1\\tzu\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\n"
-    ...     "2\\tdem\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\tSpaceAfter=No\\n3\\t.\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\n\\n")
+    >>> _ = p.write_text("# sent_id = s1\\n1-2\\tzum\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\tSpaceAfter=No\\n"
+    ...     "1\\tzu\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\n2\\tdem\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\n3\\t.\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\t_\\n\\n")
     >>> list(parse_conllu(p))
     [('s1', 'zum.', ['zum', '.'])]
     """

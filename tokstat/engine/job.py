@@ -1,0 +1,154 @@
+"""The job model and the counting of one batch: segments -> per-(tokenizer, language) statistics.
+
+A *job* holds everything a worker needs: the adapters, the languages, the pivot, the word
+segmenters and, per tokenizer, the :class:`~tokstat.split.Split` it is evaluated on (a tokenizer
+trained on this corpus is scored on its own held-out segments only; a pretrained one on every
+segment). Statistics are exact sums, so any split of the corpus into batches merges to the same result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+
+import numpy as np
+
+from ..adapters.base import Adapter
+from ..corpus import Segment
+from ..counts import LangStats, TextBatch, buckets, count_batch
+from ..segmenters import word_spans
+from ..split import Split
+
+Stats = dict[tuple[str, str], LangStats]
+
+
+@dataclass
+class Job:
+    adapters: list[Adapter]
+    langs: list[str]
+    pivot: str | None
+    gold: frozenset
+    segnames: dict[str, str | None]
+    #: tokenizer id -> the split whose held-out segments it is evaluated on (None or absent: all segments)
+    splits: dict[str, Split | None] = field(default_factory=dict)
+    join: bool = False
+    keep_rows: bool = False         # keep per-segment rows (memory grows with the corpus)
+
+    def split_of(self, adapter: Adapter) -> Split | None:
+        return None if self.join else self.splits.get(adapter.id)
+
+    @property
+    def common_split(self) -> Split | None:
+        """The split every tokenizer shares, when all were trained with one: only its held-out
+        segments are read at all."""
+        s = {self.split_of(a) for a in self.adapters}
+        return s.pop() if len(s) == 1 else None
+
+    def empty(self) -> Stats:
+        return {(a.id, lang): LangStats(rows=[] if self.keep_rows else None)
+                for a in self.adapters for lang in self.langs}
+
+
+def batches(it: Iterable[Segment], size: int) -> Iterator[list[Segment]]:
+    it = iter(it)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
+def merge(acc: Stats, part: Stats) -> Stats:
+    """Key-wise merge of two statistics dicts (exact: sums, histogram additions, set unions)."""
+    return {k: acc[k].merge(part[k]) for k in acc}
+
+
+@dataclass
+class Columns:
+    """A batch of segments by column: what is sent to a worker (lists of strings pickle fast)."""
+
+    ids: list[str]
+    texts: dict[str, list[str]]
+    words: dict[str, list[list[str]]]     # gold words, for the languages that have them
+
+    @classmethod
+    def of(cls, batch: list[Segment], langs: list[str], gold: frozenset) -> Columns:
+        return cls([s.id for s in batch], {lang: [s.texts.get(lang, "") for s in batch] for lang in langs},
+                   {lang: [s.words.get(lang, []) for s in batch] for lang in langs if lang in gold})
+
+    def take(self, idx) -> Columns:
+        return Columns([self.ids[i] for i in idx], {k: [v[i] for i in idx] for k, v in self.texts.items()},
+                       {k: [v[i] for i in idx] for k, v in self.words.items()})
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into: Stats | None = None) -> Stats:
+    """Statistics of one batch of segments, for every (tokenizer, language) of the job, added in place
+    to ``into`` (a fresh ``job.empty()`` by default); ``seq`` orders the batch's per-segment rows."""
+    out = job.empty() if into is None else into
+    cols_in = batch if isinstance(batch, Columns) else Columns.of(batch, job.langs, job.gold)
+    common = job.common_split
+    if common is not None:
+        cols_in = cols_in.take([i for i, sid in enumerate(cols_in.ids) if common.is_heldout(sid)])
+    if not len(cols_in):
+        return out
+    n = len(cols_in)
+    ids = cols_in.ids
+    # tokenizers trained here, with different splits (or beside pretrained ones): each is scored on its
+    # own held-out segments; the positions of those segments in this batch, per split
+    keep: dict[Split, np.ndarray] = {}
+    if common is None:
+        for a in job.adapters:
+            s = job.split_of(a)
+            if s is not None and s not in keep:
+                keep[s] = np.flatnonzero([s.is_heldout(i) for i in ids])
+    tokens: dict[tuple[str, str], np.ndarray] = {}
+    for lang in job.langs:
+        texts = cols_in.texts[lang]
+        gw = cols_in.words.get(lang)
+        words = None if job.segnames[lang] is None else [
+            word_spans(lang, t, gw[i] if gw is not None else None) for i, t in enumerate(texts)]
+        full = TextBatch.build(texts, ids, words)
+        subs: dict[Split, TextBatch] = {}
+        for a in job.adapters:
+            s = job.split_of(a) if common is None else None
+            if s is not None:
+                pos = keep[s]
+                if s not in subs:
+                    subs[s] = TextBatch.build([texts[i] for i in pos], [ids[i] for i in pos],
+                                              [words[i] for i in pos] if words is not None else None)
+                tb = subs[s]
+            else:
+                tb, pos = full, np.arange(n)
+            enc = a.encode_spans(tb.texts)
+            cols = count_batch(tb, enc, a)
+            out[(a.id, lang)].add(tb, cols, enc, a, seq)
+            t = np.full(n, -1, dtype=np.int64)
+            t[pos] = np.where(cols["chars"] > 0, cols["tokens"], -1)
+            tokens[(a.id, lang)] = t
+    if job.pivot is not None:
+        bkt = buckets(ids)
+        for a in job.adapters:
+            p = tokens[(a.id, job.pivot)]
+            for lang in job.langs:
+                t = tokens[(a.id, lang)]
+                m = (t >= 0) & (p >= 0)
+                out[(a.id, lang)].add_pairs(bkt[m], t[m], p[m])
+    return out
+
+
+def text_size(batch: list[Segment] | Columns) -> int:
+    """UTF-8 bytes of a batch's texts (for progress)."""
+    if isinstance(batch, Columns):
+        return sum(len(t.encode("utf-8")) for v in batch.texts.values() for t in v)
+    return sum(len(t.encode("utf-8")) for s in batch for t in s.texts.values())
+
+
+def count_stream(job: Job, segments: Iterable[Segment], batch_size: int, progress=None, seq0: int = 0) -> Stats:
+    """One worker's loop: batches of ``segments`` counted and merged."""
+    acc = job.empty()
+    for k, b in enumerate(batches(segments, batch_size)):
+        count_segments(job, b, seq0 + k, into=acc)
+        if progress:
+            progress.advance(len(b), text_size(b))
+    return acc

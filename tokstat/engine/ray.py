@@ -1,0 +1,70 @@
+"""Ray execution: the same counting as Ray actors, on a local instance or a running cluster."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from ..corpus import Corpus, Segment
+from ..errors import TokstatError
+from .job import Columns, Job, Stats, batches, count_segments, count_stream, merge, text_size
+from .local import _single_threaded
+
+
+def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, address: str | None = None,
+            batch_size: int = 256, shards: list[Corpus] | None = None, progress=None) -> Stats:
+    """The same counting as Ray actors: each actor accumulates the batches (or shards) it is given and
+    returns its statistics once; the driver merges them. ``address``: a running cluster
+    (``ray://host:10001`` or ``auto``); without it a local instance with ``workers`` CPUs is started."""
+    try:
+        import ray
+    except ImportError:
+        raise TokstatError("--engine ray needs Ray", fix="pip install 'tokstat[ray]'") from None
+    started = not ray.is_initialized()
+    if started:
+        kw = {"address": address} if address else {"num_cpus": workers or os.cpu_count()}
+        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False, **kw)
+    try:
+        n = workers or int(ray.cluster_resources().get("CPU", 1))
+
+        @ray.remote(num_cpus=1)
+        class Counter:
+            def __init__(self, job: Job):
+                _single_threaded(job)
+                self.job, self.acc = job, job.empty()
+
+            def add(self, seq: int, batch: Columns) -> tuple[int, int]:
+                count_segments(self.job, batch, seq, into=self.acc)
+                return len(batch), text_size(batch)
+
+            def add_shard(self, seq: int, shard: Corpus) -> tuple[int, int]:
+                self.acc = merge(self.acc, count_stream(self.job, shard, batch_size, seq0=seq << 32))
+                return 0, 0
+
+            def result(self) -> Stats:
+                return self.acc
+
+        job_ref = ray.put(job)
+        actors = [Counter.remote(job_ref) for _ in range(n)]
+        inflight: list = []
+        items = shards if shards else (Columns.of(b, job.langs, job.gold) for b in batches(corpus, batch_size))
+        for k, payload in enumerate(items):
+            actor = actors[k % n]
+            inflight.append(actor.add_shard.remote(k, payload) if shards else actor.add.remote(k, payload))
+            if len(inflight) >= 2 * n:  # bounded: the driver never holds more than 2n batches
+                ready, inflight = ray.wait(inflight, num_returns=1)
+                got = ray.get(ready[0])
+                if progress:
+                    progress.advance(*got)
+        for got in ray.get(inflight):
+            if progress:
+                progress.advance(*got)
+        acc = job.empty()
+        for part in ray.get([a.result.remote() for a in actors]):
+            acc = merge(acc, part)
+        for a in actors:
+            ray.kill(a)
+        return acc
+    finally:
+        if started:
+            ray.shutdown()

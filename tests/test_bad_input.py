@@ -147,8 +147,16 @@ def _truncated_parquet(p: Path) -> str:
     return str(p)
 
 
-def test_at_least_thirty_cases():
-    assert len(CASES) >= 30
+def test_every_corpus_command_takes_every_corpus_option():
+    """One CLI layer: each command that reads a corpus accepts the same corpus options."""
+    from tokstat.cli import cli
+
+    wanted = {"--columns", "--split", "--encoding-errors", "--source-lang", "--languages"}
+    commands = {"compare": cli.commands["compare"], "train": cli.commands["train"], "sweep": cli.commands["sweep"],
+                "report": cli.commands["report"], "corpus info": cli.commands["corpus"].commands["info"]}
+    for name, cmd in commands.items():
+        opts = {o for p in cmd.params for o in getattr(p, "opts", [])}
+        assert wanted <= opts, (name, wanted - opts)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -42,12 +42,46 @@ def test_gqa_shrinks_kv_cache():
     assert kv_cache_bytes_per_token(m70) == 2 * 80 * 8 * 128 * 2
 
 
-def test_six_n_is_the_bulk_and_the_wrong_formula_is_not_used():
-    m = preset("gpt2-small")
-    n = non_embedding_params(m)
-    assert training_flops_per_token(m) > 6 * n
-    wrong = (2 * m.d_model * m.d_ff + 4 * m.d_model ** 2 * m.heads) * m.layers
-    assert not math.isclose(n, wrong, rel_tol=0.5)
+def _state_dict_params(shapes: dict[str, tuple[int, ...]], layers: int) -> dict[str, int]:
+    """Parameters from a checkpoint's tensor shapes: ``layer.*`` tensors repeat ``layers`` times."""
+    out = {"layers": 0, "other": 0, "embedding": 0}
+    for name, shape in shapes.items():
+        n = math.prod(shape)
+        if name.startswith("layer."):
+            out["layers"] += layers * n
+        elif name in ("wte", "wpe", "embed_tokens", "lm_head"):
+            out["embedding"] += n
+        else:
+            out["other"] += n
+    return out
+
+
+# tensor shapes of the published checkpoints (HF gpt2: Conv1D weights are (in, out); meta-llama/Llama-2-7b-hf)
+GPT2_SMALL = {"wte": (50257, 768), "wpe": (1024, 768),
+              "layer.ln_1.weight": (768,), "layer.ln_1.bias": (768,), "layer.attn.c_attn.weight": (768, 2304),
+              "layer.attn.c_attn.bias": (2304,), "layer.attn.c_proj.weight": (768, 768), "layer.attn.c_proj.bias": (768,),
+              "layer.ln_2.weight": (768,), "layer.ln_2.bias": (768,), "layer.mlp.c_fc.weight": (768, 3072),
+              "layer.mlp.c_fc.bias": (3072,), "layer.mlp.c_proj.weight": (3072, 768), "layer.mlp.c_proj.bias": (768,),
+              "ln_f.weight": (768,), "ln_f.bias": (768,)}
+LLAMA2_7B = {"embed_tokens": (32000, 4096), "lm_head": (32000, 4096),
+             **{f"layer.self_attn.{x}_proj.weight": (4096, 4096) for x in "qkvo"},
+             **{f"layer.mlp.{x}_proj.weight": (11008, 4096) for x in ("gate", "up", "down")},
+             "layer.input_layernorm.weight": (4096,), "layer.post_attention_layernorm.weight": (4096,),
+             "norm.weight": (4096,)}
+
+
+@pytest.mark.parametrize("name, shapes, layers, total", [
+    ("gpt2-small", GPT2_SMALL, 12, 124_439_808),      # tied: wte is also the unembedding
+    ("llama2-7b", LLAMA2_7B, 32, 6_738_415_616),
+])
+def test_parameters_equal_a_count_of_the_checkpoint_tensors(name, shapes, layers, total):
+    """An independent derivation: the sum over the published checkpoint's tensors, not the formula."""
+    counted = _state_dict_params(shapes, layers)
+    m = preset(name)
+    assert sum(counted.values()) == total == total_params(m)
+    assert non_embedding_params(m) == counted["layers"] + counted["other"]
+    # 6N is the bulk of the training FLOPs per token: N counted from the tensors, plus the unembedding
+    assert training_flops_per_token(m) > 6 * (counted["layers"] + counted["other"]) + 6 * m.d_model * m.vocab_size
 
 
 def test_training_memory_korthikanti():

@@ -114,11 +114,29 @@ def test_hub_load_never_runs_remote_code(tmp_path, monkeypatch):
     assert "tokenization_evil" not in sys.modules
 
 
-def test_no_code_path_enables_remote_code():
-    root = Path(__file__).resolve().parent.parent / "tokstat"
-    for p in root.rglob("*.py"):
-        src = p.read_text()
-        assert "trust_remote_code=True" not in src and "pickle.load" not in src, p
+def test_nothing_is_unpickled_while_loading(tmp_path, monkeypatch):
+    """Loading every kind of tokenizer file and corpus tokstat reads never calls pickle."""
+    import pickle
+
+    import datasets
+
+    from tokstat.train import train
+
+    train(load_corpus("sample"), "bpe", 400, out=tmp_path / "hf")
+    train(load_corpus("sample"), "spm-bpe", 2000, out=tmp_path / "spm")
+    datasets.Dataset.from_dict({"en": ["a b"], "zh": ["你好"]}).save_to_disk(str(tmp_path / "ds"))
+    calls = []
+
+    def refuse(*a, **k):
+        calls.append(a[:1])
+        raise AssertionError("unpickling")
+
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    for spec in (f"hf:{tmp_path}/hf/tokenizer.json", f"spm:{tmp_path}/spm/tokenizer.model"):
+        assert load_tokenizer(spec).encode_batch(["hello 你好"])[0]
+    assert len(list(load_corpus(str(tmp_path / "ds"), columns={"en": "en", "zh": "zh"}))) == 1
+    assert not calls
 
 
 @pytest.mark.parametrize("name, data, kind, msg", [

@@ -117,3 +117,46 @@ def test_sweep_rows_equal_direct_training_compare():
     got = df.filter(pl.col("vocab_size") == 700).drop("requested_size", "vocab_size", "embedding_params")
     cols = [c for c in got.columns if c not in ("tokenizer", "signature")]
     assert got.select(cols).equals(direct.select(cols))
+
+
+@pytest.mark.parametrize("fraction, seed", [(0.1, 0), (0.1, 7), (0.25, 3), (0.05, 12345)])
+def test_trained_tokenizer_is_scored_on_its_own_heldout_split(fraction, seed):
+    """Exactly the segments Split(fraction, seed) holds out, whatever the seed and fraction, and the
+    signature names that split."""
+    from tokstat import Split, compare
+
+    c = load_corpus("sample")
+    want = {s.id for s in c if Split(fraction, seed).is_heldout(s.id)}
+    df, segs = compare(c, [f"train:bpe:400?heldout={fraction}&seed={seed}"], return_segments=True, n_boot=10)
+    got = set(segs.filter(segs["language"] == "en")["segment"].to_list())
+    assert got == want and len(want) > 0
+    assert all(f"eval:heldout-{fraction:g}-seed{seed}|" in sig for sig in df["signature"])
+
+
+def test_each_tokenizer_keeps_its_own_split_beside_pretrained_ones():
+    """Two trained tokenizers with different seeds and a pretrained one in one job: each trained one
+    on its own held-out segments, the pretrained one on all of them."""
+    from tokstat import Split, compare, train
+
+    c = load_corpus("sample")
+    a = train(c, "bpe", 400, split=Split(0.1, 1)).adapter
+    b = train(c, "bpe", 500, split=Split(0.2, 2)).adapter
+    _, segs = compare(c, [a, b, "tiktoken:cl100k_base"], return_segments=True, n_boot=10)
+    ids = [s.id for s in c]
+    en = segs.filter(segs["language"] == "en")
+    for tok, keep in ((a.id, Split(0.1, 1).is_heldout), (b.id, Split(0.2, 2).is_heldout), ("tiktoken/cl100k_base", None)):
+        got = set(en.filter(en["tokenizer"] == tok)["segment"].to_list())
+        assert got == {i for i in ids if keep is None or keep(i)}, tok
+
+
+def test_sweep_seed_moves_the_split_and_boot_seed_only_the_interval():
+    from tokstat import Split
+
+    c = load_corpus("sample")
+    n = {seed: sum(Split(0.1, seed).is_heldout(s.id) for s in c) for seed in (0, 1)}
+    d0 = sweep(c, "bpe", [300], split=Split(0.1, 0), n_boot=50)
+    d1 = sweep(c, "bpe", [300], split=Split(0.1, 1), n_boot=50)
+    assert d0["segments"].to_list() == [n[0]] * 2 and d1["segments"].to_list() == [n[1]] * 2
+    b = sweep(c, "bpe", [300], split=Split(0.1, 0), n_boot=50, boot_seed=9)
+    assert b["tokens"].to_list() == d0["tokens"].to_list()
+    assert b["premium_ci_low"].to_list() != d0["premium_ci_low"].to_list()

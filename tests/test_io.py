@@ -1,0 +1,77 @@
+"""Outputs: every path checked before work starts; several outputs written as one unit."""
+
+from __future__ import annotations
+
+import os
+
+import polars as pl
+import pytest
+
+from tokstat import TokstatError
+from tokstat.cli import main
+from tokstat.io import check_outputs, write_tables
+
+
+@pytest.mark.parametrize("outputs, inputs, msg", [
+    ({"--out": ("r.xlsx", "table")}, [], r"--out must end in \.parquet, \.csv or \.json"),
+    ({"--out": ("r.html", "table")}, [], "must end in"),
+    ({"--out": ("r.csv", "html")}, [], r"must end in \.html or \.htm"),
+    ({"--out": ("d.csv", "table")}, [], "is a folder"),
+    ({"--out": ("f.txt/r.csv", "table")}, [], "not a writable folder"),
+    ({"--out": ("a.csv", "table"), "--segments-out": ("a.csv", "table")}, [], "are the same file"),
+    ({"--out": ("a.csv", "table"), "--segments-out": ("./sub/../a.csv", "table")}, [], "are the same file"),
+    ({"--out": ("a.csv", "table"), "--segments-out": ("link.csv", "table")}, [], "are the same file"),
+    ({"--out": ("in.csv", "table")}, ["in.csv"], "is an input of this run"),
+    ({"--out": ("alias.csv", "table")}, ["in.csv"], "is an input of this run"),
+    ({"--out": ("f.txt", "folder")}, [], "is a file, not a folder"),
+])
+def test_bad_outputs_are_refused_before_work(tmp_path, monkeypatch, outputs, inputs, msg):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.csv").mkdir()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "f.txt").write_text("x")
+    (tmp_path / "a.csv").write_text("old")
+    (tmp_path / "in.csv").write_text("en,zh\na,b\n")
+    os.symlink(tmp_path / "a.csv", tmp_path / "link.csv")
+    os.symlink(tmp_path / "in.csv", tmp_path / "alias.csv")
+    with pytest.raises(TokstatError, match=msg):
+        check_outputs(outputs, inputs=inputs)
+
+
+def test_good_outputs_pass_and_nothing_is_created(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    got = check_outputs({"--out": ("new/deeper/r.parquet", "table"), "--png": ("charts", "folder"),
+                         "--segments-out": (None, "table")})
+    assert set(got) == {"--out", "--png"}
+    assert list(tmp_path.iterdir()) == []     # checking writes nothing (its probe file is removed)
+
+
+def test_tables_are_written_as_one_unit(tmp_path):
+    """The second table cannot be written (nested data in CSV): the first is not replaced either."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("old a\n")
+    good = pl.DataFrame({"x": [1, 2]})
+    bad = pl.DataFrame({"x": [[1, 2]]})
+    with pytest.raises(Exception):
+        write_tables({a: good, b: bad})
+    assert a.read_text() == "old a\n" and not b.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]     # no temporary file left
+    write_tables({a: good, b: good})
+    assert pl.read_csv(a).equals(good) and pl.read_csv(b).equals(good)
+
+
+def test_a_failed_run_keeps_earlier_outputs(tmp_path, monkeypatch, capsys):
+    """A run that exits 2 has not touched an existing --segments-out or --out."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "segs.csv").write_text("earlier\n")
+    (tmp_path / "out.csv").write_text("earlier\n")
+    rc = main(["compare", "sample", "-t", "magic:nope", "--out", "out.csv", "--segments-out", "segs.csv"])
+    assert rc == 2 and "unknown tokenizer kind" in capsys.readouterr().err
+    assert (tmp_path / "segs.csv").read_text() == "earlier\n" and (tmp_path / "out.csv").read_text() == "earlier\n"
+
+
+def test_compare_writes_both_outputs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", "sample", "-t", "train:bpe:300", "--out", "o.parquet", "--segments-out", "s.csv",
+                 "--quiet"]) == 0
+    assert pl.read_parquet("o.parquet").height == 2 and pl.read_csv("s.csv").height > 0

@@ -21,6 +21,7 @@ def _run(args: list[str], hashseed: str) -> None:
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".parquet", ".csv", ".json"])
 def test_compare_outputs_byte_identical(tmp_path, suffix):
     outs = []
@@ -35,6 +36,7 @@ def test_compare_outputs_byte_identical(tmp_path, suffix):
         assert df["signature"].n_unique() == 4 and df["premium_ci_low"].null_count() == 0
 
 
+@pytest.mark.slow
 def test_train_outputs_byte_identical(tmp_path):
     for algo in ("bpe", "spm-unigram", "wordpiece"):
         got = []
@@ -46,6 +48,7 @@ def test_train_outputs_byte_identical(tmp_path):
         assert set(got[0]) == {"metadata.json", "tokenizer.json" if algo != "spm-unigram" else "tokenizer.model"}
 
 
+@pytest.mark.slow
 def test_sweep_outputs_byte_identical(tmp_path):
     got = []
     for k, seed in enumerate(("1", "2")):

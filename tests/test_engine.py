@@ -98,6 +98,8 @@ def test_bad_worker_count():
         compare(str(SAMPLE), [Bytes()], workers=0)
 
 
+@pytest.mark.slow
+@pytest.mark.ray
 def test_ray_engine_equals_local():
     ray = pytest.importorskip("ray")  # in the dev extra, so CI runs it
     # tokenizers Ray's workers can import (not a class defined in this test module)

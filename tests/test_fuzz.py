@@ -127,6 +127,7 @@ def test_empty_text_file_in_a_folder(tmp_path):
     assert _load_all(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_ten_megabyte_line(tmp_path):
     from tokstat import compare
 

@@ -39,6 +39,7 @@ def _children(pid: int) -> set[int]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
 def test_signal_leaves_no_partial_output(tmp_path, sig, code, word):
     corpus = tmp_path / "big.jsonl"

@@ -109,6 +109,8 @@ window.addEventListener('load', () => {
 </script>"""
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_report_renders_in_chromium(page, tmp_path):
     exe = chromium()
     probed = tmp_path / "probed.html"

@@ -13,10 +13,11 @@ import signal
 import traceback
 from collections.abc import Iterable
 from contextlib import contextmanager
+from itertools import chain, islice
 
 from ..corpus import Segment
 from ..errors import TokstatError
-from .job import Columns, Job, Stats, batches, count_segments, count_stream, merge, text_size
+from .job import Columns, Job, Stats, batches, count_segments, merge, text_size
 
 
 def _single_threaded(job: Job) -> None:
@@ -71,10 +72,18 @@ def _context():
 def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_size: int = 256,
               progress=None) -> Stats:
     """Count with ``workers`` processes (1: in this process). This process reads the corpus and
-    streams numbered batches to the workers (a sharded corpus is read shard after shard)."""
-    if workers <= 1:
+    streams numbered batches to the workers (a sharded corpus is read shard after shard). A corpus
+    of one batch is counted here: no process is started for it (the result is the same)."""
+    it = batches(corpus, batch_size)
+    head = list(islice(it, 2))        # read before any fork: a bad first batch fails without workers
+    if workers <= 1 or len(head) < 2:
         with _one_core(job):
-            return count_stream(job, corpus, batch_size, progress)
+            acc = job.empty()
+            for k, b in enumerate(chain(head, it)):
+                count_segments(job, b, k, into=acc)
+                if progress:
+                    progress.advance(len(b), text_size(b))
+            return acc
     ctx = _context()
     inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(job, inq, outq), daemon=True)
@@ -115,7 +124,7 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
                     drain(True)
 
     try:
-        items = enumerate(Columns.of(b, job.langs, job.gold) for b in batches(corpus, batch_size))
+        items = enumerate(Columns.of(b, job.langs, job.gold) for b in chain(head, it))
         for item in items:
             put(item)
             drain(False)

@@ -48,7 +48,7 @@ def main() -> int:
     for key, (spec, langs) in corpora.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # unknown-token warnings for English-only vocabularies
-            frames[key] = compare(spec, adapters, languages=langs, n_boot=1000, seed=0)
+            frames[key] = compare(spec, adapters, languages=langs, n_boot=1000, boot_seed=0)
         write_table(frames[key], OUT / f"{key}.csv")
     zh = None
     for key, df in frames.items():

@@ -39,7 +39,7 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sw = sweep(corpus, "bpe", SIZES, mix=MIX, n_boot=1000, seed=0)
+        sw = sweep(corpus, "bpe", SIZES, mix=MIX, n_boot=1000, boot_seed=0)
     for w in caught:
         print("note:", w.message)
     cost = project(sw, preset("llama2-7b"), gpu("h100-sxm"), train_tokens=2e12, mix=MIX)

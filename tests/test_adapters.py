@@ -224,3 +224,30 @@ def test_ranks_file_without_pattern_names_fix(tmp_path):
 def test_spm_algorithm_read_from_model():
     assert adapter_and_oracle("llama2")[0].algorithm == "sentencepiece bpe"
     assert adapter_and_oracle("t5")[0].algorithm == "sentencepiece unigram"
+
+
+def test_padding_and_truncation_of_a_tokenizer_file_are_turned_off(tmp_path):
+    """A tokenizer.json that pads and truncates to 16 tokens (as sentence-transformers files do to 128)
+    is counted as the library counts with both off, never 16 tokens per segment."""
+    import warnings
+
+    from tokenizers import Tokenizer
+
+    from tokstat import train
+
+    plain = train(load_corpus("sample"), "bpe", 500).adapter.tok
+    plain.enable_padding(length=16)
+    plain.enable_truncation(max_length=16)
+    path = tmp_path / "tokenizer.json"
+    plain.save(str(path))
+    texts = ["short", "a much longer sentence than sixteen tokens can hold, with 中文 too, and more words after it"]
+    assert [len(e.ids) for e in Tokenizer.from_file(str(path)).encode_batch(texts)] == [16, 16]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        a = load_tokenizer(f"hf:{path}")
+    assert any("padding and truncation are turned off" in str(x.message) for x in w)
+    oracle = Tokenizer.from_file(str(path))
+    oracle.no_padding()
+    oracle.no_truncation()
+    want = [e.ids for e in oracle.encode_batch(texts, add_special_tokens=False)]
+    assert a.encode_batch(texts) == want and len(want[1]) > 16

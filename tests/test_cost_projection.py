@@ -93,3 +93,30 @@ def test_cli_cost_on_compare_and_sweep_output(tmp_path, capsys):
     assert main(["cost", "--results", str(sw), "--model", "gpt2-small", "--gpu", "nope", "--train-tokens", "1"]) == 2
     assert main(["cost", "--results", str(tmp_path / "missing.parquet"), "--model", "gpt2-small", "--gpu", "t4",
                  "--train-tokens", "1"]) == 2
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["--price", "nan"], "--price must be a finite positive number"),
+    (["--price", "-2"], "--price must be a finite positive number"),
+    (["--train-chars", "inf"], "--train-chars must be a finite positive number"),
+    (["--train-chars", "-1e12"], "--train-chars must be a finite positive number"),
+    (["--mfu", "nan"], "MFU must be in (0, 1], got nan"),
+    (["--mbu", "nan"], "MBU must be in (0, 1], got nan"),
+    (["--mix", "zh=-1,en=2"], "not a finite non-negative number"),
+    (["--mix", "zh=0,en=0"], "the weights are all zero"),
+    (["--mix", "zh=0.6,en=0.6"], "sum to 1.2, not 1"),
+    (["--mix", "zh=0.7"], "sum to 0.7, not 1"),
+])
+def test_cost_inputs_never_give_nan_or_negative_money(tmp_path, capsys, argv, msg):
+    from tokstat import compare
+    from tokstat.cli import main
+
+    cmp = tmp_path / "cmp.parquet"
+    compare("sample", ["train:bpe:300"], n_boot=10).write_parquet(cmp)
+    base = ["cost", "--results", str(cmp), "--model", "llama2-7b", "--gpu", "h100-sxm"]
+    if "--train-chars" not in argv:
+        base += ["--train-chars", "1e12"]
+    rc = main(base + argv + ["--out", str(tmp_path / "cost.csv")])
+    err = capsys.readouterr().err
+    assert rc == 2 and msg in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "cost.csv").exists()

@@ -35,7 +35,8 @@ def sizes(value: str | list[int], option: str = "--sizes") -> list[int]:
 
 
 def mix(value: str | dict | None, option: str = "--mix") -> dict[str, float] | None:
-    """``"zh=0.5,en=0.5"`` -> ``{"zh": 0.5, "en": 0.5}``; weights non-negative, not all zero, each language once.
+    """``"zh=0.5,en=0.5"`` -> ``{"zh": 0.5, "en": 0.5}``: shares that are non-negative, sum to 1 and name
+    each language once.
 
     >>> mix("zh=0.7, en=0.3")
     {'zh': 0.7, 'en': 0.3}
@@ -67,8 +68,12 @@ def mix(value: str | dict | None, option: str = "--mix") -> dict[str, float] | N
             raise TokstatError(f"bad {option} {value!r}: weight {v} is not a finite non-negative number",
                                fix=f"write {option} zh=0.5,en=0.5")
         out[k] = w
-    if sum(out.values()) <= 0:
+    total = sum(out.values())
+    if total <= 0:
         raise TokstatError(f"bad {option} {value!r}: the weights are all zero", fix=f"write {option} zh=0.5,en=0.5")
+    if abs(total - 1) > 1e-6:
+        raise TokstatError(f"bad {option} {value!r}: the shares sum to {total:g}, not 1 (they are never rescaled "
+                           "silently)", fix=f"write shares that sum to 1, e.g. {option} zh=0.5,en=0.5")
     return out
 
 

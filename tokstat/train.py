@@ -24,6 +24,7 @@ from .adapters.spm import SPMAdapter
 from .errors import TokstatError
 from .io import write_files
 from ._version import __version__
+from .parse import mix as parse_mix
 from .split import HELDOUT, Split
 
 ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram")
@@ -174,6 +175,7 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     ``metadata.json`` (corpus signature, split, settings). Same inputs, byte-identical files. The
     adapter carries ``split``: :func:`tokstat.compare` scores it on exactly those held-out segments."""
     split = Split() if split is None else split
+    mix = parse_mix(mix)
     if algo not in ALGOS:
         raise TokstatError(f"unknown training algorithm {algo!r}", fix=f"use one of {', '.join(ALGOS)}")
     if vocab_size < 1:

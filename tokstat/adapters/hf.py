@@ -31,6 +31,18 @@ class HFAdapter(Adapter):
 
     def __init__(self, tok: Tokenizer, ident: str, file_hash: str):
         self.tok, self.id, self.file_hash = tok, ident, file_hash
+        # a file may configure padding and truncation (sentence-transformers ship "Fixed 128"): they
+        # would make every segment count the same number of tokens, so they are turned off and said so
+        self.neutralised = [f"{k} {v}" for k, v in (("padding", tok.padding), ("truncation", tok.truncation)) if v]
+        if tok.padding:
+            tok.no_padding()
+        if tok.truncation:
+            tok.no_truncation()
+        if self.neutralised:
+            import warnings
+
+            warnings.warn(f"{ident}: the tokenizer file's {' and '.join(n.split()[0] for n in self.neutralised)} "
+                          "are turned off for counting (they would pad or cut every segment)", stacklevel=3)
         self.library_version = f"tokenizers-{tokenizers.__version__}"
         cfg = json.loads(tok.to_str())
         model = cfg.get("model", {})

@@ -7,9 +7,12 @@ peak·MFU take longer than moving its bytes at bandwidth·MBU, else memory-bandw
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from ..errors import TokstatError
+from ..parse import mix as parse_mix
 from .hardware import GPU, gpu_hours
 from .model import (ModelConfig, forward_flops_per_token, inference_weight_bytes, kv_cache_bytes_per_token,
                     training_flops_per_token)
@@ -59,6 +62,12 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     """One row per (tokenizer, language[, vocab size]) of ``results`` (+ a ``mix`` row per tokenizer)."""
     if (train_chars is None) == (train_tokens is None):
         raise TokstatError("say how much text is trained on", fix="pass exactly one of --train-chars, --train-tokens")
+    if not 0 < mfu <= 1:
+        raise TokstatError(f"MFU must be in (0, 1], got {mfu}", fix="typical values are 0.3-0.5")
+    for opt, v in (("--train-chars", train_chars), ("--train-tokens", train_tokens), ("--price", price)):
+        if v is not None and not (math.isfinite(v) and v > 0):
+            raise TokstatError(f"{opt} must be a finite positive number, got {v}", fix=f"e.g. {opt} "
+                               + {"--train-chars": "1e12", "--train-tokens": "2e12", "--price": "2.5"}[opt])
     if not 0 < mbu <= 1:
         raise TokstatError(f"MBU must be in (0, 1], got {mbu}", fix="typical values are 0.6-0.8")
     if gpus < 1 or batch < 1:
@@ -67,6 +76,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     if not need <= set(results.columns):
         raise TokstatError(f"results lack columns {sorted(need - set(results.columns))}",
                            fix="pass the output of tokstat compare or tokstat sweep")
+    mix = parse_mix(mix)
     price = g.price_usd_h if price is None else price
     rows = []
     sweep = "vocab_size" in results.columns

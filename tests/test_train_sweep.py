@@ -160,3 +160,34 @@ def test_sweep_seed_moves_the_split_and_boot_seed_only_the_interval():
     b = sweep(c, "bpe", [300], split=Split(0.1, 0), n_boot=50, boot_seed=9)
     assert b["tokens"].to_list() == d0["tokens"].to_list()
     assert b["premium_ci_low"].to_list() != d0["premium_ci_low"].to_list()
+
+
+@pytest.mark.parametrize("algo, fname", [("bpe", "tokenizer.json"), ("spm-bpe", "tokenizer.model")])
+def test_a_saved_tokenizer_loaded_later_keeps_its_heldout_split(tmp_path, algo, fname):
+    """tokstat train --out, then hf:/spm: on the same corpus: scored on its held-out segments again
+    (metadata.json names the file's sha256); on another corpus: every segment, with a warning; with
+    metadata that does not describe the file: a pretrained tokenizer."""
+    import json
+    import warnings
+
+    from tokstat import Split, compare, train
+
+    c = load_corpus("sample")
+    train(c, algo, 2000, split=Split(0.2, 5), out=tmp_path / "t")
+    spec = f"{'hf' if fname.endswith('json') else 'spm'}:{tmp_path / 't' / fname}"
+    df, segs = compare(c, [spec], return_segments=True, n_boot=10)
+    want = {s.id for s in c if Split(0.2, 5).is_heldout(s.id)}
+    assert set(segs.filter(segs["language"] == "en")["segment"]) == want
+    assert "eval:heldout-0.2-seed5" in df["signature"][0]
+    other = tmp_path / "other.tsv"
+    other.write_text("id\ten\tzh\na\thello\t你好\nb\tworld\t世界\n", encoding="utf-8")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        df2, segs2 = compare(str(other), [spec], return_segments=True, n_boot=10)
+    assert any("was trained on sample-zh-en" in str(x.message) for x in w)
+    assert segs2.height == 4 and "eval:" not in df2["signature"][0]
+    meta = json.loads((tmp_path / "t" / "metadata.json").read_text())
+    meta["files"][fname] = "0" * 64
+    (tmp_path / "t" / "metadata.json").write_text(json.dumps(meta))
+    _, segs3 = compare(c, [spec], return_segments=True, n_boot=10)
+    assert segs3.filter(segs3["language"] == "en").height == 400

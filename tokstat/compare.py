@@ -159,7 +159,16 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     segname = {lang: segmenter_name(lang, lang in c.gold_words) for lang in langs}
     if any(n and n.startswith("jieba") for n in segname.values()):
         jieba_words("预热")   # load the dictionary once, before workers are forked
-    splits = {a.id: a.split for a in adapters}
+    fp = c.fingerprint()
+    splits = {}
+    for a in adapters:
+        if a.split is not None and a.trained_on is not None and a.trained_on != f"{c.name}@{fp[:8]}":
+            # trained on another corpus: none of these segments was seen in training
+            warnings.warn(f"{a.id} was trained on {a.trained_on}, not on this corpus ({c.name}@{fp[:8]}): "
+                          "it is scored on every segment", stacklevel=2)
+            splits[a.id] = None
+            continue
+        splits[a.id] = a.split
     join_split = None
     if join and any(splits.values()):
         if len(set(splits.values())) != 1:
@@ -183,7 +192,6 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                                fix="use a larger corpus or a larger ?heldout= fraction")
         raise TokstatError("the corpus has no segments", path=c.sources[0] if len(c.sources) == 1 else None,
                            fix=f"check that it holds aligned text: tokstat corpus info {c.name}")
-    fp = c.fingerprint()
     rows, seg_frames = [], []
     for a in adapters:
         singles = single_token_chars(a, set().union(*(stats[(a.id, lang)].cjk for lang in langs)))

@@ -196,12 +196,14 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
         a = HFAdapter(tok, ident, digest)
         payload, fname = canonical_json(tok), "tokenizer.json"
     a.split = split
-    meta = {"corpus": f"{corpus.name}@{corpus.fingerprint()[:8]}", "algo": algo, "vocab_size": vocab_size,
+    a.trained_on = f"{corpus.name}@{corpus.fingerprint()[:8]}"
+    meta = {"corpus": a.trained_on, "algo": algo, "vocab_size": vocab_size,
             "actual_vocab_size": a.vocab_size, "languages": languages or sorted(corpus.languages), "mix": mix,
             "split": {"heldout_fraction": split.fraction, "seed": split.seed, "segments": n_segments,
                       "train_segments": n_segments - n_held, "heldout_segments": n_held,
                       "rule": "held out when sha256(f'{seed}:{segment_id}')[:8] / 2**64 < fraction"},
             "training_texts": len(texts), "training_sha256": digest, "tokenizer_id": ident,
+            "files": {fname: hashlib.sha256(payload).hexdigest()},
             "library": a.library_version, "tokstat": __version__}
     files = []
     if out is not None:

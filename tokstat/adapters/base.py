@@ -41,6 +41,28 @@ class Encoded:
         return list(zip(self.starts[a:b].tolist(), self.ends[a:b].tolist()))
 
 
+def read_training_metadata(adapter: Adapter, path: Path) -> Adapter:
+    """A tokenizer file written by ``tokstat train`` has ``metadata.json`` beside it: when that
+    metadata names this very file (its sha256), the adapter gets the split it was trained with and
+    the corpus it was trained on, so it is scored on its held-out segments again. Metadata that does
+    not describe this file (edited, or another tokenizer's) is ignored."""
+    import json
+
+    meta_path = path.parent / "metadata.json"
+    if not meta_path.is_file():
+        return adapter
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if meta.get("files", {}).get(path.name) != adapter.file_hash:
+            return adapter
+        sp = meta["split"]
+        adapter.split = Split(float(sp["heldout_fraction"]), int(sp["seed"]))
+        adapter.trained_on = str(meta["corpus"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return adapter
+    return adapter
+
+
 def sha256_files(paths: list[Path]) -> str:
     h = hashlib.sha256()
     for p in paths:
@@ -143,6 +165,8 @@ class Adapter:
     #: for a tokenizer tokstat trained on the corpus: the split it was trained with (it is scored on
     #: that split's held-out segments only); None for a pretrained tokenizer
     split: Split | None = None
+    #: ``NAME@FINGERPRINT8`` of the corpus it was trained on (from ``metadata.json``), else None
+    trained_on: str | None = None
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         """Token ids per text, special tokens excluded."""

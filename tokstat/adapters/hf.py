@@ -12,7 +12,7 @@ from tokenizers import Tokenizer
 
 from ..errors import TokstatError
 from ..utf8 import char_to_byte, offsets
-from .base import Adapter, fix_byte_runs, flatten, monotone, sha256_files, spans_from_lengths
+from .base import Adapter, fix_byte_runs, flatten, monotone, read_training_metadata, sha256_files, spans_from_lengths
 
 
 def _uses_byte_level(cfg: dict) -> bool:
@@ -139,7 +139,7 @@ def load_hf(target: str, options: dict[str, str]) -> HFAdapter:
     if p.is_file() or p.suffix == ".json":
         tok = _load_file(p)
         label = p.parent.name if p.stem == "tokenizer" or p.parent.name else p.stem
-        return HFAdapter(tok, f"hf/{label}", sha256_files([p]))
+        return read_training_metadata(HFAdapter(tok, f"hf/{label}", sha256_files([p])), p)
     if p.is_dir() and (p / "tokenizer.json").exists():
         return load_hf(str(p / "tokenizer.json"), options)
     # hub id: resolved through the Hugging Face cache (offline with HF_HUB_OFFLINE=1)

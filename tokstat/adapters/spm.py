@@ -10,7 +10,7 @@ import numpy as np
 import sentencepiece as spm
 
 from ..errors import TokstatError
-from .base import Adapter, fix_byte_runs, flatten, sha256_files
+from .base import Adapter, fix_byte_runs, flatten, read_training_metadata, sha256_files
 
 
 class SPMAdapter(Adapter):
@@ -96,4 +96,4 @@ def load_spm(target: str, options: dict[str, str]) -> SPMAdapter:
     label = p.parent.name if generic else p.stem
     ad = SPMAdapter(sp, f"spm/{label}", sha256_files([p]))
     ad.algorithm = f"sentencepiece {_algorithm(p)}"
-    return ad
+    return read_training_metadata(ad, p)

@@ -132,6 +132,32 @@ CASES = {
                               r"r\.xlsx: --out must end in \.parquet, \.csv or \.json"),
     "cost-unknown-model": (lambda t: ["model-info", "--model", "gpt-9"], r"unknown model preset 'gpt-9'"),
     "cost-unknown-gpu": (lambda t: ["model-info", "--model", "llama2-7b", "--gpu", "tpu-v9"], r"unknown accelerator 'tpu-v9'"),
+    # --- added with the architecture and input-fidelity work
+    "jsonl-lone-surrogate": (lambda t: ["corpus", "info", w(t / "s.jsonl", '{"en": "a", "zh": "\\ud800"}\n')],
+                             r"s\.jsonl:1: a lone surrogate"),
+    "jsonl-empty": (lambda t: ["corpus", "info", w(t / "e.jsonl", "\n\n")], r"e\.jsonl: no JSON object in the file"),
+    "tsv-utf16-no-bom": (lambda t: ["corpus", "info", w(t / "u.tsv", "en\tzh\nhello\tworld\n".encode("utf-16-le"))],
+                         r"u\.tsv: the file is UTF-16"),
+    "csv-utf16-bom": (lambda t: ["corpus", "info", w(t / "u.csv", "en,zh\nhello,你好\n".encode("utf-16"))],
+                      r"u\.csv: the file is UTF-16"),
+    "csv-cr-line-endings": (lambda t: ["corpus", "info", w(t / "cr.csv", "en,zh\rhello,world\r")],
+                            r"cr\.csv:1: a carriage return inside a line"),
+    "tsv-nul-byte": (lambda t: ["corpus", "info", w(t / "n.tsv", b"en\tzh\nhel\x00lo\tx\n")], r"n\.tsv:2: a NUL byte"),
+    "languages-twice": (lambda t: ["compare", SAMPLE, "-t", TOK, "--languages", "en,en,zh"], r"en given twice"),
+    "sweep-sizes-4k": (lambda t: ["sweep", SAMPLE, "--sizes", "4k"], r"bad --sizes '4k'"),
+    "wordpiece-missing-model": (lambda t: ["compare", SAMPLE, "-t", "wordpiece:some.model"], r"some\.model: vocabulary file not found"),
+    "mix-not-summing-to-one": (lambda t: ["train", SAMPLE, "--algo", "bpe", "--vocab-size", "300", "--mix", "zh=0.6,en=0.6",
+                                          "--out", str(t / "tok")], r"sum to 1\.2, not 1"),
+    "train-spec-heldout-nan": (lambda t: ["compare", SAMPLE, "-t", "train:bpe:300?heldout=nan"], r"held-out fraction nan"),
+    "out-under-a-file": (lambda t: ["compare", SAMPLE, "-t", TOK, "--out", w(t / "f.txt", "x") + "/r.csv"],
+                         r"cannot write --out: .*f\.txt is not a writable folder"),
+    "out-is-the-corpus": (lambda t: ["compare", w(t / "c.csv", "en,zh\na,b\n"), "-t", TOK, "--out", str(t / "c.csv")],
+                          r"c\.csv: --out is an input of this run"),
+    "out-equals-segments-out": (lambda t: ["compare", SAMPLE, "-t", TOK, "--out", str(t / "x.csv"), "--segments-out",
+                                           str(t / "x.csv")], r"--segments-out and --out are the same file"),
+    "report-png-is-a-file": (lambda t: ["report", "--corpus", SAMPLE, "-t", TOK, "--out", str(t / "r.html"), "--png",
+                                        w(t / "p.png", "x")], r"--png is a file, not a folder"),
+    "heldout-out-of-range": (lambda t: ["sweep", SAMPLE, "--heldout", "1.5"], r"held-out fraction 1\.5 is not in"),
 }
 
 
@@ -172,3 +198,16 @@ def test_malformed_input_gives_one_line(name, tmp_path, capsys, monkeypatch):
     assert err.startswith("tokstat: error: ") and "(fix: " in err, err
     assert re.search(pattern, err), err
     assert {p for p in tmp_path.rglob("*")} == before   # nothing written, no temporary file left
+
+
+def test_unusual_but_valid_jsonl_loads_correctly(tmp_path):
+    """A BOM on line 1 and a language key that first appears after line 1,000 both load, completely."""
+    from tokstat import load_corpus
+
+    p = tmp_path / "late.jsonl"
+    rows = [json.dumps({"en": f"e{i}"}) for i in range(1500)] + [json.dumps({"en": "last", "zh": "最后"})]
+    p.write_bytes(b"\xef\xbb\xbf" + ("\n".join(rows) + "\n").encode("utf-8"))
+    c = load_corpus(p)
+    assert c.languages == ["en", "zh"]
+    segs = list(c)
+    assert len(segs) == 1501 and segs[-1].texts == {"en": "last", "zh": "最后"} and segs[0].texts["zh"] == ""

@@ -111,6 +111,25 @@ def _first_bad_json_line(path: Path) -> tuple[int | None, str | None]:
     return None, None
 
 
+def _jsonl_keys(path: Path) -> list[str]:
+    """The keys of every object of a JSONL file, in order of first appearance (one streaming pass:
+    a key that first appears on line 100,000 is a column like any other)."""
+    keys: dict[str, None] = {}
+    for no, line in read_lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise TokstatError(f"malformed JSON ({e.msg})", path=path, line=no, fix="make every line one JSON object") from None
+        if not isinstance(obj, dict):
+            raise TokstatError("a line is not a JSON object", path=path, line=no, fix="make every line one JSON object")
+        keys.update(dict.fromkeys(obj))
+    if not keys:
+        raise TokstatError("no JSON object in the file", path=path, fix='write one object per line, e.g. {"en": "...", "zh": "..."}')
+    return list(keys)
+
+
 def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int = 4096,
                 id_prefix: str = "") -> Corpus:
     """JSONL (``.jsonl``/``.ndjson``) or Parquet, streamed in batches with polars. Without an id
@@ -119,24 +138,24 @@ def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int
         raise TokstatError("file not found", path=path, fix="check the path")
     is_parquet = path.suffix == ".parquet"
 
-    def scan():
-        return pl.scan_parquet(path) if is_parquet else pl.scan_ndjson(path, infer_schema_length=1000)
-
-    try:
-        names = scan().collect_schema().names()
-    except Exception as e:  # polars raises ComputeError on malformed input
-        if not is_parquet:
-            read_lines(path).__next__()  # surfaces a UTF-8 error with its line
-            bad, why = _first_bad_json_line(path)
-            raise TokstatError(why or f"malformed JSON ({str(e).splitlines()[0]})", path=path, line=bad,
-                               fix="make every line one JSON object") from None
-        raise TokstatError(f"cannot read Parquet file ({str(e).splitlines()[0]})", path=path,
-                           fix="check that the file is complete Parquet") from None
+    if is_parquet:
+        try:
+            names = pl.scan_parquet(path).collect_schema().names()
+        except Exception as e:  # polars raises ComputeError on malformed input
+            raise TokstatError(f"cannot read Parquet file ({str(e).splitlines()[0]})", path=path,
+                               fix="check that the file is complete Parquet") from None
+    else:
+        names = _jsonl_keys(path)
     mapping, id_col = _lang_columns(names, path, columns)
     sel = list(mapping.values()) + ([id_col] if id_col else [])
 
     def text(v, no):
         if v is None or isinstance(v, str):
+            try:
+                (v or "").encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise TokstatError(f"a lone surrogate {v[e.start]!r} is not Unicode text", path=path, line=no,
+                                   fix="write the character itself (or its surrogate pair) in the JSON") from None
             return nfc(v or "")
         raise TokstatError(f"expected text, found {type(v).__name__}", path=path, line=no,
                            fix="make every language column a string (or null)")

@@ -17,6 +17,7 @@ def read_lines(path: Path, *, errors: str = "strict") -> Iterator[tuple[int, str
     """
     if not path.exists():
         raise TokstatError("file not found", path=path, fix="check the path")
+    check_not_utf16(path)
     offset = 0
     with open(path, "rb") as f:
         for no, raw in enumerate(f, 1):
@@ -26,6 +27,12 @@ def read_lines(path: Path, *, errors: str = "strict") -> Iterator[tuple[int, str
                 raw = raw[3:]
                 start += 3
             raw = raw.rstrip(b"\n").rstrip(b"\r")
+            if b"\r" in raw:
+                raise TokstatError("a carriage return inside a line (classic Mac CR line endings, or a stray CR)",
+                                   path=path, line=no, fix="convert the line endings to LF: tr '\\r' '\\n' < IN > OUT")
+            if b"\x00" in raw:
+                raise TokstatError("a NUL byte in the text (a binary file, or UTF-16/32)", path=path, line=no,
+                                   fix="pass a UTF-8 text file (iconv -f UTF-16 -t UTF-8 IN > OUT)")
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
@@ -43,3 +50,16 @@ def check_utf8_file(path: Path) -> None:
     """Raise the ``read_lines`` error for the first invalid line of ``path`` (used after a parser fails)."""
     for _ in read_lines(path):
         pass
+
+
+def check_not_utf16(path: Path) -> None:
+    """Refuse UTF-16/32 (with or without a BOM): read as UTF-8 it would give NULs between letters.
+
+    Without a BOM, UTF-16 text of any script written mostly in ASCII or Latin has a NUL in every
+    other byte; a file whose first 4 KiB are more than a quarter NUL bytes is taken for it.
+    """
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) >= 4 and head.count(0) > len(head) // 4):
+        raise TokstatError("the file is UTF-16 (or UTF-32), not UTF-8", path=path,
+                           fix="re-encode it: iconv -f UTF-16 -t UTF-8 IN > OUT")

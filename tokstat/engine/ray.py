@@ -23,7 +23,13 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
     started = not ray.is_initialized()
     if started:
         kw = {"address": address} if address else {"num_cpus": workers or os.cpu_count()}
-        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False, **kw)
+        try:
+            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False, **kw)
+        except Exception as e:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError, ...
+            raise TokstatError(f"cannot start or reach Ray{f' at {address}' if address else ''} "
+                               f"({type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''})",
+                               fix="check --address (ray://HOST:10001, or auto inside a cluster), or drop it "
+                                   "to start a local instance") from None
     try:
         n = workers or int(ray.cluster_resources().get("CPU", 1))
 

@@ -141,8 +141,7 @@ CASES = {
     "csv-utf16-bom": (lambda t: ["corpus", "info", w(t / "u.csv", "en,zh\nhello,你好\n".encode("utf-16"))],
                       r"u\.csv: the file is UTF-16"),
     "csv-cr-line-endings": (lambda t: ["corpus", "info", w(t / "cr.csv", "en,zh\rhello,world\r")],
-                            r"cr\.csv:1: a carriage return inside a line"),
-    "tsv-nul-byte": (lambda t: ["corpus", "info", w(t / "n.tsv", b"en\tzh\nhel\x00lo\tx\n")], r"n\.tsv:2: a NUL byte"),
+                            r"cr\.csv:1: a carriage return inside the first line"),
     "languages-twice": (lambda t: ["compare", SAMPLE, "-t", TOK, "--languages", "en,en,zh"], r"en given twice"),
     "sweep-sizes-4k": (lambda t: ["sweep", SAMPLE, "--sizes", "4k"], r"bad --sizes '4k'"),
     "wordpiece-missing-model": (lambda t: ["compare", SAMPLE, "-t", "wordpiece:some.model"], r"some\.model: vocabulary file not found"),
@@ -157,6 +156,15 @@ CASES = {
                                            str(t / "x.csv")], r"--segments-out and --out are the same file"),
     "report-png-is-a-file": (lambda t: ["report", "--corpus", SAMPLE, "-t", TOK, "--out", str(t / "r.html"), "--png",
                                         w(t / "p.png", "x")], r"--png is a file, not a folder"),
+    "tsv-two-columns-one-language": (lambda t: ["corpus", "info", w(t / "d.tsv", "en\teng\tzh\na\tb\tc\n")],
+                                     r"d\.tsv: columns 'en' and 'eng' are both language en"),
+    "csv-case-duplicate-language": (lambda t: ["corpus", "info", w(t / "d.csv", "en,EN,zh\na,b,c\n")],
+                                    r"columns 'en' and 'EN' are both language en"),
+    "columns-language-twice": (lambda t: ["corpus", "info", w(t / "h.tsv", "a\tb\tc\n"), "--columns", "en,en,zh"],
+                               r"bad --columns 'en,en,zh': en given twice"),
+    "conllu-duplicate-sent-id": (lambda t: ["corpus", "info", w(t / "tb/en_pud-ud-test.conllu", conllu("Hi") + conllu("Ho"))],
+                                 r"en_pud-ud-test\.conllu: sent_id 's1' appears twice"),
+    "bundled-unknown": (lambda t: ["corpus", "info", "bundled:nope"], r"no bundled corpus 'nope'"),
     "heldout-out-of-range": (lambda t: ["sweep", SAMPLE, "--heldout", "1.5"], r"held-out fraction 1\.5 is not in"),
 }
 
@@ -211,3 +219,14 @@ def test_unusual_but_valid_jsonl_loads_correctly(tmp_path):
     assert c.languages == ["en", "zh"]
     segs = list(c)
     assert len(segs) == 1501 and segs[-1].texts == {"en": "last", "zh": "最后"} and segs[0].texts["zh"] == ""
+
+
+def test_a_local_folder_named_like_the_bundled_corpus_wins(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    w(tmp_path / "sample" / "en.txt", "one\ntwo\n")
+    w(tmp_path / "sample" / "zh.txt", "一\n二\n")
+    assert main(["corpus", "info", "sample"]) == 0
+    cap = capsys.readouterr()
+    assert ": 2 segments" in cap.out and "not the bundled corpus" in cap.err
+    assert main(["corpus", "info", "bundled:sample"]) == 0
+    assert ": 400 segments" in capsys.readouterr().out

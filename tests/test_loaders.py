@@ -399,3 +399,29 @@ def test_textdir_roundtrip_property(tmp_path_factory, pairs):
     for s, (e, z) in zip(segs, pairs):
         assert s.texts["en"] == unicodedata.normalize("NFC", e.lstrip("\ufeff") if s.id == "1" else e)
         assert s.texts["zh"] == unicodedata.normalize("NFC", z.lstrip("\ufeff") if s.id == "1" else z)
+
+
+@pytest.mark.parametrize("data, columns, msg", [
+    ({"en": [1, 2], "zh": ["a", "b"]}, {"en": "en", "zh": "zh"}, "holds int values, not text"),
+    ({"en": [["a"], ["b"]], "zh": ["a", "b"]}, {"en": "en", "zh": "zh"}, "holds list values, not text"),
+    ({"t": [{"en": "a"}, {"en": "b"}], "zh": ["a", "b"]}, {"en": "t", "zh": "zh"}, "holds dict values, not text"),
+    ({"en": ["a", "b"], "zh": ["a", "b"]}, {"en": "en", "zh": "chinese"}, "no column 'chinese' for zh"),
+    ({"t": [{"en": "a"}, {"en": "b"}], "zh": ["a", "b"]}, {"en": "t.de", "zh": "zh"}, "no column 't.de' for en"),
+])
+def test_hf_columns_must_be_text_and_exist(tmp_path, data, columns, msg):
+    """Like JSONL and Parquet: never "123" or "{'en': ...}" from a non-text column, never all-empty
+    segments from a misspelt column name."""
+    import datasets
+
+    datasets.Dataset.from_dict(data).save_to_disk(str(tmp_path / "ds"))
+    with pytest.raises(TokstatError, match=msg):
+        list(load_corpus(str(tmp_path / "ds"), columns=columns))
+
+
+def test_hf_dotted_columns_and_nulls_load(tmp_path):
+    import datasets
+
+    datasets.Dataset.from_dict({"translation": [{"en": "hi", "zh": "你好"}, {"en": "yo", "zh": None}]}).save_to_disk(
+        str(tmp_path / "ds"))
+    segs = list(load_corpus(str(tmp_path / "ds"), columns={"en": "translation.en", "zh": "translation.zh"}))
+    assert [s.texts for s in segs] == [{"en": "hi", "zh": "你好"}, {"en": "yo", "zh": ""}]

@@ -82,6 +82,18 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
                 langmap: dict[str, str] | None = None, source_lang: str = "en") -> Corpus:
     """Resolve a corpus spec string (see README, "Corpora") to a :class:`~tokstat.corpus.Corpus`."""
     spec = str(spec)
+    if spec.startswith("bundled:"):
+        if spec[8:] not in BUNDLED:
+            raise TokstatError(f"no bundled corpus {spec[8:]!r}", fix=f"use one of: {', '.join(BUNDLED)}")
+        spec = spec[8:]
+    elif spec in BUNDLED and Path(spec).exists():
+        # an explicit path always wins over a bundled name; say so, since the name is ambiguous here
+        import warnings
+
+        warnings.warn(f"{spec!r} is the local path ./{spec}, not the bundled corpus (for that one write "
+                      f"bundled:{spec})", stacklevel=2)
+        return load_corpus(Path(spec).absolute(), columns=columns, split=split, encoding_errors=encoding_errors,
+                           langmap=langmap, source_lang=source_lang)
     if spec in BUNDLED:
         c = load_delimited(corpora_dir() / BUNDLED[spec] / "sample.tsv", encoding_errors=encoding_errors)
         c.name = BUNDLED[spec]

@@ -90,7 +90,8 @@ def load_conllu(paths: list[Path]) -> Corpus:
     for p in sorted(paths):
         lang = conllu_language(p)
         if lang in by_lang:
-            raise TokstatError(f"two treebanks for language {lang}", path=p, fix="pass one file per language")
+            raise TokstatError(f"two treebanks for language {lang}: {by_lang[lang].name} and {p.name}", path=p,
+                               fix="pass one file per language")
         by_lang[lang] = p
     if not by_lang:
         raise TokstatError("no .conllu files found", fix="point at a treebank file or a folder of them")
@@ -99,7 +100,7 @@ def load_conllu(paths: list[Path]) -> Corpus:
     def gen():
         first, rest = langs[0], langs[1:]
         # Treebanks are small (PUD: 1000 sentences); the other languages are indexed by sent_id.
-        index = {lang: {sid: (t, w) for sid, t, w in parse_conllu(by_lang[lang])} for lang in rest}
+        index = {lang: _unique(by_lang[lang]) for lang in rest}
         seen = set()
 
         def segment(sid, text, words):
@@ -110,6 +111,8 @@ def load_conllu(paths: list[Path]) -> Corpus:
             return Segment(sid, texts, gold)
 
         for sid, text, words in parse_conllu(by_lang[first]):
+            if sid in seen:
+                raise _duplicate(sid, by_lang[first])
             seen.add(sid)
             yield segment(sid, text, words)
         for lang in rest:  # sentences absent from the first file: empty there (counted, not dropped)
@@ -122,6 +125,20 @@ def load_conllu(paths: list[Path]) -> Corpus:
         (next(iter(by_lang.values())).parent.parent.name or "conllu")
     return Corpus(name, langs, gen, list(by_lang.values()), {"loader": "conllu"}, frozenset(langs),
                   narrow=lambda keep: _ordered(load_conllu([by_lang[lang] for lang in keep]), keep))
+
+
+def _duplicate(sid: str, path: Path) -> TokstatError:
+    return TokstatError(f"sent_id {sid!r} appears twice: sentences could not be aligned", path=path,
+                        fix="give every sentence of the treebank its own sent_id")
+
+
+def _unique(path: Path) -> dict[str, tuple[str, list[str]]]:
+    out: dict[str, tuple[str, list[str]]] = {}
+    for sid, t, w in parse_conllu(path):
+        if sid in out:
+            raise _duplicate(sid, path)
+        out[sid] = (t, w)
+    return out
 
 
 def _ordered(c: Corpus, keep: list[str]) -> Corpus:

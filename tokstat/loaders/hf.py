@@ -23,6 +23,30 @@ def _get(row: dict, dotted: str):
     return val
 
 
+def _text(v, lang: str, col: str, n: int, path: str) -> str:
+    """A text cell: a string, or None for an empty segment; anything else (ints, lists, structs) is
+    an error, never turned into its Python repr."""
+    if v is None or isinstance(v, str):
+        return nfc(v or "")
+    raise TokstatError(f"column {col!r} ({lang}) holds {type(v).__name__} values, not text (row {n})", path=path,
+                       fix="name a text column with --columns LANG=COLUMN (dotted names reach into structs)")
+
+
+def _check_columns(row: dict, columns: dict[str, str], path: str) -> None:
+    """The first row must have every named column: a misspelt name would give all-empty segments."""
+    for lang, col in columns.items():
+        val, ok = row, True
+        for part in col.split("."):
+            if not isinstance(val, dict) or part not in val:
+                ok = False
+                break
+            val = val[part]
+        if not ok:
+            keys = ", ".join(list(row)[:8])
+            raise TokstatError(f"no column {col!r} for {lang} (the rows have: {keys})", path=path,
+                               fix="pass --columns LANG=COLUMN with existing names (dotted for structs)")
+
+
 def _open(path: str, config: str | None, split: str):
     import datasets
 
@@ -71,11 +95,16 @@ def load_hf(path: str, *, config: str | None = None, split: str = "train",
                 n += 1
                 first = next(iter(rows.values()))
                 sid = str(first.get(id_column)) if id_column else str(n)
-                yield Segment(sid, {lang: nfc(str(r.get(text_column) or "")) for lang, r in rows.items()})
+                if n == 1:
+                    for lang, r in rows.items():
+                        _check_columns(r, {lang: text_column}, path)
+                yield Segment(sid, {lang: _text(r.get(text_column), lang, text_column, n, path) for lang, r in rows.items()})
         else:
             for n, row in enumerate(_open(path, config, split), 1):
+                if n == 1:
+                    _check_columns(row, columns, path)
                 sid = str(row.get(id_column)) if id_column and id_column in row else str(n)
-                yield Segment(sid, {lang: nfc(str(_get(row, col) or "")) for lang, col in columns.items()})
+                yield Segment(sid, {lang: _text(_get(row, col), lang, col, n, path) for lang, col in columns.items()})
 
     p = Path(path)
     sources = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else []

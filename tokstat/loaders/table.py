@@ -25,16 +25,28 @@ def _lang_columns(names: list[str], path: Path, columns: list[str] | None) -> tu
         if len(columns) > len(names):
             raise TokstatError(f"--columns names {len(columns)} columns but the file has {len(names)}",
                                path=path, fix="give one language code (or _) per column")
-        return ({normalize_lang(c, source=path): names[i] for i, c in enumerate(columns) if c not in SKIP},
-                id_col)
+        out: dict[str, str] = {}
+        for i, c in enumerate(columns):
+            if c in SKIP:
+                continue
+            lang = normalize_lang(c, source=path)
+            if lang in out:
+                raise TokstatError(f"--columns gives language {lang} to two columns ({out[lang]!r} and {names[i]!r})",
+                                   path=path, fix="give each language one column (_ skips a column)")
+            out[lang] = names[i]
+        return out, id_col
     out = {}
     for c in names:
         if c == id_col:
             continue
         try:
-            out[normalize_lang(c, source=path)] = c
+            lang = normalize_lang(c, source=path)
         except TokstatError:
             continue  # a non-language column (domain, attribution, ...) is ignored
+        if lang in out:
+            raise TokstatError(f"columns {out[lang]!r} and {c!r} are both language {lang}", path=path,
+                               fix="rename or drop one of them, or pick with --columns (e.g. en,_,zh)")
+        out[lang] = c
     if not out:
         raise TokstatError(f"no column is named by a language code (columns: {', '.join(names)})", path=path,
                            fix="name the columns en, zh, ... or pass --columns en,zh,_")

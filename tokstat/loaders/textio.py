@@ -27,12 +27,10 @@ def read_lines(path: Path, *, errors: str = "strict") -> Iterator[tuple[int, str
                 raw = raw[3:]
                 start += 3
             raw = raw.rstrip(b"\n").rstrip(b"\r")
-            if b"\r" in raw:
-                raise TokstatError("a carriage return inside a line (classic Mac CR line endings, or a stray CR)",
+            if no == 1 and b"\r" in raw:
+                # classic Mac line endings: the whole file would read as one line
+                raise TokstatError("a carriage return inside the first line (CR-only line endings?)",
                                    path=path, line=no, fix="convert the line endings to LF: tr '\\r' '\\n' < IN > OUT")
-            if b"\x00" in raw:
-                raise TokstatError("a NUL byte in the text (a binary file, or UTF-16/32)", path=path, line=no,
-                                   fix="pass a UTF-8 text file (iconv -f UTF-16 -t UTF-8 IN > OUT)")
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:

@@ -202,9 +202,9 @@ def test_tmx(tmp_path):
     p.write_text(TMX, encoding="utf-8")
     c = load_corpus(p)
     segs = list(c)
-    assert c.languages == ["en-US", "zh"]
-    assert segs[0].id == "42" and segs[0].texts == {"en-US": "Click Save.", "zh": "点击保存。"}
-    assert segs[1].texts["en-US"] == "Fish & chips"
+    assert c.languages == ["en", "zh"]  # en-US and zh-CN: one rule, regions dropped when unambiguous (the default pivot en works)
+    assert segs[0].id == "42" and segs[0].texts == {"en": "Click Save.", "zh": "点击保存。"}
+    assert segs[1].texts["en"] == "Fish & chips"
 
 
 def test_malformed_tmx_names_line(tmp_path):
@@ -425,3 +425,23 @@ def test_hf_dotted_columns_and_nulls_load(tmp_path):
         str(tmp_path / "ds"))
     segs = list(load_corpus(str(tmp_path / "ds"), columns={"en": "translation.en", "zh": "translation.zh"}))
     assert [s.texts for s in segs] == [{"en": "hi", "zh": "你好"}, {"en": "yo", "zh": ""}]
+
+
+def test_flores_folder_keeps_scripts_where_a_language_has_two(tmp_path):
+    """ace_Arab and ace_Latn stay apart (ace-Arab, ace-Latn); languages with one script stay short."""
+    for stem in ("eng_Latn", "ace_Arab", "ace_Latn", "zho_Hans", "zho_Hant", "srp_Cyrl"):
+        (tmp_path / f"{stem}.devtest").write_text("x\ny\n", encoding="utf-8")
+    c = load_corpus(tmp_path)
+    assert sorted(c.languages) == ["ace-Arab", "ace-Latn", "en", "sr", "zh", "zh-Hant"]
+    assert len(list(c)) == 2
+
+
+def test_tmx_regions_follow_the_same_rule(tmp_path):
+    p = tmp_path / "m.tmx"
+    tu = '<tu><tuv xml:lang="{a}"><seg>a</seg></tuv><tuv xml:lang="{b}"><seg>b</seg></tuv></tu>'
+    p.write_text(f'<tmx><body>{tu.format(a="pt-BR", b="zh-CN")}{tu.format(a="pt-PT", b="zh-CN")}</body></tmx>',
+                 encoding="utf-8")
+    assert sorted(load_corpus(p).languages) == ["pt-BR", "pt-PT", "zh"]
+    p.write_text(f'<tmx><body>{tu.format(a="en", b="EN")}</body></tmx>', encoding="utf-8")
+    with pytest.raises(TokstatError, match="two <tuv>s of language en in one <tu>"):
+        list(load_corpus(p))

@@ -38,6 +38,42 @@ def normalize_lang(code: str, *, source: object | None = None) -> str:
     return ALIASES.get(std.lower(), std)
 
 
+def _full(code: str, source: object | None) -> str:
+    """The code with its script and region: FLORES ``ace_Arab`` -> ``ace-Arab``, ``en-US`` stays."""
+    raw = code.strip()
+    parts = raw.replace("_", "-").split("-")
+    if raw not in FLORES_SPECIAL and len(parts) == 2 and len(parts[0]) == 3 and len(parts[1]) == 4:
+        return f"{normalize_lang(parts[0], source=source)}-{parts[1].title()}"
+    return normalize_lang(raw, source=source)
+
+
+def _short(tag: str) -> str:
+    """Language only (``en-US`` -> ``en``, ``sr-Cyrl`` -> ``sr``); Chinese keeps Traditional script."""
+    lang = langcodes.Language.get(tag)
+    if lang.language == "zh" and lang.script == "Hant":
+        return "zh-Hant"
+    return lang.language or tag
+
+
+def normalize_langs(codes: list[str], *, source: object | None = None) -> dict[str, str]:
+    """Language codes for the codes of one corpus, the same rule in every loader: the short form
+    (``en``, ``zh``, ``zh-Hant``, ``ace``), unless two codes of the corpus would share it; then each
+    keeps its script and region (a FLORES folder: ``ace-Arab`` and ``ace-Latn``; ``pt-BR``, ``pt-PT``).
+    Spellings of one language (``en``, ``eng``, ``EN``) still map to one code, for the loader to refuse.
+
+    >>> normalize_langs(["eng_Latn", "ace_Arab", "ace_Latn", "zho_Hant"])
+    {'eng_Latn': 'en', 'ace_Arab': 'ace-Arab', 'ace_Latn': 'ace-Latn', 'zho_Hant': 'zh-Hant'}
+    >>> normalize_langs(["en-US", "zh-CN"]), normalize_langs(["pt-BR", "pt-PT", "en"])
+    ({'en-US': 'en', 'zh-CN': 'zh'}, {'pt-BR': 'pt-BR', 'pt-PT': 'pt-PT', 'en': 'en'})
+    """
+    full = {c: _full(c, source) for c in dict.fromkeys(codes)}
+    short = {c: _short(f) for c, f in full.items()}
+    variants: dict[str, set[str]] = {}
+    for c, f in full.items():
+        variants.setdefault(short[c], set()).add(f)
+    return {c: short[c] if len(variants[short[c]]) == 1 else full[c] for c in full}
+
+
 def primary(code: str) -> str:
     """Primary language subtag: ``primary('zh-Hant') == 'zh'``."""
     return code.split("-")[0].lower()

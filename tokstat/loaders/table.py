@@ -10,7 +10,7 @@ import polars as pl
 
 from ..corpus import Corpus, Segment, nfc
 from ..errors import TokstatError
-from ..langs import normalize_lang
+from ..langs import normalize_lang, normalize_langs
 from .textio import read_lines
 
 ID_NAMES = {"id", "sent_id", "segment_id", "seg_id"}
@@ -36,13 +36,18 @@ def _lang_columns(names: list[str], path: Path, columns: list[str] | None) -> tu
             out[lang] = names[i]
         return out, id_col
     out = {}
+    known = []
     for c in names:
         if c == id_col:
             continue
         try:
-            lang = normalize_lang(c, source=path)
+            normalize_lang(c, source=path)
         except TokstatError:
             continue  # a non-language column (domain, attribution, ...) is ignored
+        known.append(c)
+    codes = normalize_langs(known, source=path)
+    for c in known:
+        lang = codes[c]
         if lang in out:
             raise TokstatError(f"columns {out[lang]!r} and {c!r} are both language {lang}", path=path,
                                fix="rename or drop one of them, or pick with --columns (e.g. en,_,zh)")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment, nfc
 from ..errors import TokstatError
-from ..langs import normalize_lang
+from ..langs import normalize_lang, normalize_langs
 from .textio import read_lines
 
 SUFFIXES = {".txt", ".dev", ".devtest", ".test", ".train", ""}
@@ -18,11 +18,15 @@ def language_files(directory: Path, langmap: dict[str, str] | None = None) -> di
     ``langmap`` overrides the code for a stem, e.g. ``{"cmn": "zh-Hant"}``.
     """
     files: dict[str, Path] = {}
-    for p in sorted(directory.iterdir()):
-        if not p.is_file() or p.name.startswith(".") or p.suffix not in SUFFIXES or p.name.lower() == "readme":
-            continue
-        stem = p.name.split(".")[0]
-        lang = (langmap or {}).get(stem) or normalize_lang(stem, source=p)
+    cands = [p for p in sorted(directory.iterdir())
+             if p.is_file() and not p.name.startswith(".") and p.suffix in SUFFIXES and p.name.lower() != "readme"]
+    stems = [p.name.split(".")[0] for p in cands]
+    for p in cands:   # unknown codes are reported with their own file
+        if p.name.split(".")[0] not in (langmap or {}):
+            normalize_lang(p.name.split(".")[0], source=p)
+    codes = normalize_langs([s for s in stems if s not in (langmap or {})], source=directory)
+    for p, stem in zip(cands, stems):
+        lang = (langmap or {}).get(stem) or codes[stem]
         if lang in files:
             raise TokstatError(f"two files for language {lang}: {files[lang].name} and {p.name}",
                                path=directory, fix="keep one file per language")

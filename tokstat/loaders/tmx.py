@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment, nfc
 from ..errors import TokstatError
-from ..langs import normalize_lang
+from ..langs import normalize_lang, normalize_langs
 from .textio import check_utf8_file
 
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -29,17 +29,17 @@ def seg_text(seg: ET.Element) -> str:
     return "".join(parts)
 
 
-def _langs_and_count(path: Path) -> list[str]:
-    langs: list[str] = []
+def _langs_and_count(path: Path) -> dict[str, str]:
+    """Raw ``xml:lang`` values -> language codes (one rule for the whole file, see ``normalize_langs``)."""
+    raw: list[str] = []
     for _, el in _iter_tu(path):
         for tuv in el.iter("tuv"):
             lang = tuv.get(XML_LANG) or tuv.get("lang")
-            if lang:
-                code = normalize_lang(lang, source=path)
-                if code not in langs:
-                    langs.append(code)
+            if lang and lang not in raw:
+                normalize_lang(lang, source=path)
+                raw.append(lang)
         el.clear()
-    return langs
+    return normalize_langs(raw, source=path)
 
 
 def _iter_tu(path: Path):
@@ -59,7 +59,8 @@ def _iter_tu(path: Path):
 
 def load_tmx(path: Path) -> Corpus:
     """One segment per ``<tu>``; ``tuid`` is the id when present. Languages are those of the ``<tuv>``s."""
-    langs = _langs_and_count(path)
+    codes = _langs_and_count(path)
+    langs = list(dict.fromkeys(codes.values()))
     if not langs:
         raise TokstatError("no <tu> with <tuv xml:lang=...> found", path=path, fix="check that this is TMX")
 
@@ -67,7 +68,11 @@ def load_tmx(path: Path) -> Corpus:
         for n, (_, tu) in enumerate(_iter_tu(path), 1):
             texts = {}
             for tuv in tu.iter("tuv"):
-                lang = normalize_lang(tuv.get(XML_LANG) or tuv.get("lang") or "", source=path)
+                raw = tuv.get(XML_LANG) or tuv.get("lang") or ""
+                lang = codes.get(raw) or normalize_lang(raw, source=path)
+                if lang in texts:
+                    raise TokstatError(f"two <tuv>s of language {lang} in one <tu> (tu {tu.get('tuid') or n})",
+                                       path=path, fix="keep one <tuv> per language in each <tu>")
                 seg = tuv.find("seg")
                 texts[lang] = nfc(seg_text(seg) if seg is not None else "")
             yield Segment(tu.get("tuid") or str(n), texts)

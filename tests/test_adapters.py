@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tokstat import TokstatError, load_corpus, load_tokenizer
 
-from tok_fixtures import CASES, LOSSLESS, SHARED_TOK
+from tok_fixtures import published_pattern, CASES, LOSSLESS, SHARED_TOK
 
 pytestmark = pytest.mark.skipif(not SHARED_TOK.is_dir(), reason="../shared is absent")
 _cache: dict = {}
@@ -150,6 +150,23 @@ def test_tiktoken_registry_seeds_cache_from_local_dir(tmp_path, monkeypatch):
     tiktoken.registry.ENCODINGS.clear()
     a = load_tokenizer("tiktoken:cl100k_base")
     assert a.file_hash and len(list((tmp_path / "cache").iterdir())) == 1
+
+
+def test_tiktoken_gpt2_seeds_cache_from_encoder_json_and_vocab_bpe(tmp_path, monkeypatch):
+    """gpt2 is two files (vocab.bpe, encoder.json; the shared copy is pretty-printed JSON): both seed
+    tiktoken's cache, tiktoken checks their published hashes, and the ids equal r50k_base's."""
+    import tiktoken
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TOKSTAT_TOKENIZERS", str(SHARED_TOK))
+    tiktoken.registry.ENCODINGS.clear()
+    a = load_tokenizer("tiktoken:gpt2")
+    assert len(list((tmp_path / "cache").iterdir())) == 2
+    r50k = tiktoken.Encoding("r50k", pat_str=published_pattern("r50k_base"),
+                             mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(SHARED_TOK / "r50k_base/r50k_base.tiktoken")),
+                             special_tokens={})
+    texts = ["Hello world 你好，世界", "tokstat"]
+    assert a.encode_batch(texts) == [r50k.encode_ordinary(t) for t in texts]
 
 
 def test_hf_hub_id_offline_from_cache(tmp_path, monkeypatch):

@@ -77,8 +77,10 @@ def search_dirs() -> list[Path]:
 
 
 def seed_cache(name: str) -> bool:
-    """Copy a local ``NAME.tiktoken`` into tiktoken's cache under the name tiktoken looks for
-    (sha1 of the blob URL), atomically. tiktoken then checks its sha256 as on a download."""
+    """Copy the local files of registry encoding ``name`` into tiktoken's cache under the names
+    tiktoken looks for (sha1 of each blob URL), atomically: ``NAME.tiktoken``, or for ``gpt2`` its
+    ``vocab.bpe`` and ``encoder.json``, found as ``DIR/FILE`` or ``DIR/NAME/FILE`` in
+    :func:`search_dirs`. tiktoken then checks each file's published sha256 as on a download."""
     import hashlib
     import inspect
     import re
@@ -86,20 +88,39 @@ def seed_cache(name: str) -> bool:
 
     import tiktoken_ext.openai_public as op
 
-    urls = re.findall(r"https://\S+?/" + re.escape(name) + r"\.tiktoken", inspect.getsource(op))
+    ctor = op.ENCODING_CONSTRUCTORS.get(name)
+    if ctor is None:
+        return False
+    urls = re.findall(r'"(https://[^"]+)"', inspect.getsource(ctor))
     if not urls:
         return False
-    for d in search_dirs():
-        for cand in (d / f"{name}.tiktoken", d / name / f"{name}.tiktoken"):
-            if cand.is_file():
-                check_published(cand, sha256_files([cand]))
-                cache = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
-                             or Path(tempfile.gettempdir()) / "data-gym-cache")
-                from ..io import write_bytes
+    found = {}
+    for url in urls:
+        base = url.rsplit("/", 1)[1]
+        hit = next((c for d in search_dirs() for c in (d / base, d / name / base) if c.is_file()), None)
+        if hit is None:
+            return False
+        found[url] = hit
+    cache = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
+                 or Path(tempfile.gettempdir()) / "data-gym-cache")
+    from ..io import write_bytes
 
-                write_bytes(cache / hashlib.sha1(urls[0].encode()).hexdigest(), cand.read_bytes())
-                return True
-    return False
+    published = set(re.findall(r'"([0-9a-f]{64})"', inspect.getsource(ctor)))
+    for url, path in found.items():
+        if path.suffix == ".tiktoken":
+            check_published(path, sha256_files([path]))
+        data = path.read_bytes()
+        if path.suffix == ".json" and hashlib.sha256(data).hexdigest() not in published:
+            # a re-formatted copy of the same JSON (tiktoken-rs ships encoder.json pretty-printed):
+            # tiktoken's published bytes are json.dumps of its content; tiktoken checks the hash
+            try:
+                canonical = json.dumps(json.loads(data)).encode()
+            except ValueError:
+                canonical = data
+            if hashlib.sha256(canonical).hexdigest() in published:
+                data = canonical
+        write_bytes(cache / hashlib.sha1(url.encode()).hexdigest(), data)
+    return True
 
 
 def _registry(name: str) -> TiktokenAdapter:

@@ -445,3 +445,40 @@ def test_tmx_regions_follow_the_same_rule(tmp_path):
     p.write_text(f'<tmx><body>{tu.format(a="en", b="EN")}</body></tmx>', encoding="utf-8")
     with pytest.raises(TokstatError, match="two <tuv>s of language en in one <tu>"):
         list(load_corpus(p))
+
+
+def test_gettext_locale_tree_is_the_union_of_domains(tmp_path):
+    """LANG/LC_MESSAGES/DOMAIN.mo for two languages and two domains: every (domain, msgctxt, msgid)
+    is one segment; the same msgid in two domains is two segments; a message missing in one
+    language is empty there, not dropped."""
+    def mo(lang, domain, pairs, ctx=None):
+        d = tmp_path / lang / "LC_MESSAGES"
+        d.mkdir(parents=True, exist_ok=True)
+        po = polib.POFile()
+        po.metadata = {"Language": lang, "Content-Type": "text/plain; charset=UTF-8"}
+        for src, dst in pairs:
+            po.append(polib.POEntry(msgid=src, msgstr=dst, msgctxt=ctx))
+        po.save_as_mofile(str(d / f"{domain}.mo"))
+
+    mo("zh_CN", "app", [("Open", "打开"), ("Save", "保存")])
+    mo("zh_CN", "lib", [("Open", "开启")])
+    mo("de", "app", [("Open", "Öffnen")])
+    mo("de", "lib", [("Open", "Öffnen (lib)"), ("Close", "Schließen")])
+    mo("de", "ctx", [("Open", "Offen")], ctx="adjective")
+    c = load_corpus(tmp_path)
+    assert c.languages == ["en", "de", "zh"]
+    segs = {s.id: s.texts for s in c}
+    assert segs == {
+        "app::Open": {"en": "Open", "de": "Öffnen", "zh": "打开"},
+        "app::Save": {"en": "Save", "de": "", "zh": "保存"},
+        "ctx::adjective\x04Open": {"en": "Open", "de": "Offen", "zh": ""},
+        "lib::Open": {"en": "Open", "de": "Öffnen (lib)", "zh": "开启"},
+        "lib::Close": {"en": "Close", "de": "Schließen", "zh": ""},
+    }
+
+
+def test_gettext_two_catalogues_of_one_language_are_an_error(tmp_path):
+    _po(tmp_path / "zh.po", "zh", [("Open", "打开")])
+    _po(tmp_path / "zh_CN.po", "zh_CN", [("Open", "开")])
+    with pytest.raises(TokstatError, match=r"two catalogues for language zh: .*zh\.po and .*zh_CN\.po"):
+        load_corpus(tmp_path)

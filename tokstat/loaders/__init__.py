@@ -125,7 +125,8 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
         conllu = sorted(p.glob("*.conllu")) or sorted(p.glob("*/*.conllu"))
         if conllu:
             return load_conllu(conllu)
-        cats = sorted(p.glob("*.po")) + sorted(p.glob("*.mo")) + sorted(p.glob("*/LC_MESSAGES/*.mo"))
+        cats = (sorted(p.glob("*.po")) + sorted(p.glob("*.mo")) + sorted(p.glob("*/LC_MESSAGES/*.mo"))
+                + sorted(p.glob("*/LC_MESSAGES/*.po")))
         if cats:
             return load_gettext(cats, source_lang=source_lang)
         if (p / "dataset_info.json").exists() or (p / "dataset_dict.json").exists() or (p / "state.json").exists():

@@ -52,27 +52,54 @@ def entries(cat: polib._BaseFile) -> dict[str, str]:
     return out
 
 
+def catalogue_domain(path: Path, lang: str) -> str:
+    """The text domain of a catalogue: its file stem (``LC_MESSAGES/coreutils.mo`` -> ``coreutils``),
+    or ``""`` when the stem names its language (``zh_CN.po`` in a folder of one domain)."""
+    try:
+        if normalize_lang(path.stem.split(".")[0].split("@")[0]) == lang:
+            return ""
+    except TokstatError:
+        pass
+    return path.stem
+
+
 def load_gettext(paths: list[Path], *, source_lang: str = "en") -> Corpus:
-    """Catalogues -> corpus with ``source_lang`` (the msgids) plus one language per catalogue."""
-    cats = {}
+    """Catalogues -> corpus: ``source_lang`` (the msgids) plus one language per catalogue language.
+
+    A whole locale tree (``LANG/LC_MESSAGES/DOMAIN.mo``, many domains and languages) loads as the
+    union of its domains per language, aligned on (domain, msgctxt, msgid); a message translated in
+    only some languages is empty in the others (counted, not dropped). Two catalogues of one
+    language and domain (``zh.po`` and ``zh_CN.po``) are an error naming both.
+    """
+    cats: dict[tuple[str, str], tuple[Path, object]] = {}
     for p in sorted(paths):
         cat = read_catalogue(p)
         lang = catalogue_language(p, cat)
         if lang == source_lang:
             continue
-        cats[lang] = (p, cat)
+        key = (lang, catalogue_domain(p, lang))
+        if key in cats:
+            raise TokstatError(f"two catalogues for language {lang}{f' and domain {key[1]}' if key[1] else ''}: "
+                               f"{cats[key][0]} and {p}", path=p, fix="keep one catalogue per language (and domain)")
+        cats[key] = (p, cat)
     if not cats:
         raise TokstatError("no translated catalogue found", path=paths[0] if paths else None,
                            fix="point at a .po/.mo file whose Language is not the source language")
-    langs = [source_lang, *cats]
-    tables = {lang: entries(cat) for lang, (_, cat) in cats.items()}
+    tlangs = list(dict.fromkeys(lang for lang, _ in cats))
+    langs = [source_lang, *tlangs]
+    # (lang) -> {segment key: text}; a segment key is DOMAIN::CTX\x04MSGID (no DOMAIN:: for one-domain sets)
+    tables: dict[str, dict[str, str]] = {lang: {} for lang in tlangs}
+    msgids: dict[str, str] = {}
+    for (lang, domain), (_, cat) in cats.items():
+        for k, text in entries(cat).items():
+            key = f"{domain}::{k}" if domain else k
+            tables[lang][key] = text
+            msgids.setdefault(key, k.split("\x04", 1)[-1])
 
     def gen():
-        first = langs[1]
-        for key, text in tables[first].items():
-            msgid = key.split("\x04", 1)[-1]
-            texts = {source_lang: nfc(msgid), first: nfc(text)}
-            for lang in langs[2:]:
+        for key, msgid in msgids.items():
+            texts = {source_lang: nfc(msgid)}
+            for lang in tlangs:
                 texts[lang] = nfc(tables[lang].get(key, ""))
             yield Segment(key, texts)
 

@@ -165,6 +165,10 @@ CASES = {
     "conllu-duplicate-sent-id": (lambda t: ["corpus", "info", w(t / "tb/en_pud-ud-test.conllu", conllu("Hi") + conllu("Ho"))],
                                  r"en_pud-ud-test\.conllu: sent_id 's1' appears twice"),
     "bundled-unknown": (lambda t: ["corpus", "info", "bundled:nope"], r"no bundled corpus 'nope'"),
+    "csv-unbalanced-quote": (lambda t: ["corpus", "info", w(t / "q.csv", 'en,zh\nhello,"你好\nworld,世界\nfoo,bar\n')],
+                             r"q\.csv:2: CSV: unexpected end of data"),
+    "csv-short-row-after-multiline-field": (lambda t: ["corpus", "info", w(t / "m.csv", 'en,zh\n"a\nb",c\nd\n')],
+                                            r"m\.csv:4: row has 1 fields, expected 2"),
     "heldout-out-of-range": (lambda t: ["sweep", SAMPLE, "--heldout", "1.5"], r"held-out fraction 1\.5 is not in"),
 }
 

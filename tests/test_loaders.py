@@ -482,3 +482,9 @@ def test_gettext_two_catalogues_of_one_language_are_an_error(tmp_path):
     _po(tmp_path / "zh_CN.po", "zh_CN", [("Open", "开")])
     with pytest.raises(TokstatError, match=r"two catalogues for language zh: .*zh\.po and .*zh_CN\.po"):
         load_corpus(tmp_path)
+
+
+def test_csv_quoted_field_keeps_its_newline(tmp_path):
+    p = tmp_path / "ml.csv"
+    p.write_text('en,zh\n"two\nlines",x\n"say ""hi""",y\n', encoding="utf-8")
+    assert [s.texts for s in load_corpus(p)] == [{"en": "two\nlines", "zh": "x"}, {"en": 'say "hi"', "zh": "y"}]

@@ -82,16 +82,29 @@ def load_delimited(path: Path, *, columns: list[str] | None = None, header: bool
         columns, header = ["en", path.stem, "_"], False
 
     def rows():
-        lines = (t for _, t in read_lines(path, errors=encoding_errors))
+        """(line where the row starts, cells). CSV: RFC 4180, a quoted field may span lines (its
+        newlines kept); a quote left open at the end of the file is an error, not a swallowed file."""
         if delim == ",":
-            yield from csv.reader(lines)
+            reader = csv.reader((t + "\n" for _, t in read_lines(path, errors=encoding_errors)), strict=True)
+            start = 1
+            while True:
+                try:
+                    cells = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as e:
+                    raise TokstatError(f"CSV: {e} (a quote opened on line {start} is never closed?)", path=path,
+                                       line=start, fix='close the quote, or double a quote inside a field ("")') from None
+                yield start, cells
+                start = reader.line_num + 1
         else:
-            for t in lines:
-                yield t.split("\t")
+            for no, t in read_lines(path, errors=encoding_errors):
+                yield no, t.split("\t")
 
     first = next(rows(), None)
     if first is None:
         raise TokstatError("empty file", path=path, fix="add a header line and rows")
+    first = first[1]
     if header is None:
         header = columns is None
     names = first if header else [str(i) for i in range(len(first))]
@@ -103,11 +116,10 @@ def load_delimited(path: Path, *, columns: list[str] | None = None, header: bool
         it = rows()
         if header:
             next(it)
-        line0 = 2 if header else 1
-        for n, cells in enumerate(it):
+        for n, (line, cells) in enumerate(it):
             if len(cells) != len(names):
                 raise TokstatError(f"row has {len(cells)} fields, expected {len(names)}", path=path,
-                                   line=line0 + n, fix="check for a missing tab/comma or a stray newline")
+                                   line=line, fix="check for a missing tab/comma or a stray newline")
             sid = cells[id_i] if id_i is not None else str(n + 1)
             yield Segment(sid, {lang: nfc(cells[i]) for lang, i in idx.items()})
 

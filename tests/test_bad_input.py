@@ -169,6 +169,14 @@ CASES = {
                              r"q\.csv:2: CSV: unexpected end of data"),
     "csv-short-row-after-multiline-field": (lambda t: ["corpus", "info", w(t / "m.csv", 'en,zh\n"a\nb",c\nd\n')],
                                             r"m\.csv:4: row has 1 fields, expected 2"),
+    "ranks-duplicate-rank": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:" + w(t / "d.tiktoken", open(ranks_file(t / "r.tiktoken")).read()
+                                         + base64.b64encode(b"ab").decode() + " 5\n") + "?pattern=gpt2"],
+                             r"d\.tiktoken: rank 5 is given to two tokens"),
+    "ranks-missing-bytes": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:" + w(t / "m.tiktoken", "\n".join(
+        open(ranks_file(t / "r.tiktoken")).read().splitlines()[:200]) + "\n") + "?pattern=gpt2"],
+                            r"m\.tiktoken: 56 of the 256 single-byte tokens are missing"),
+    "ranks-bad-pattern-regex": (lambda t: ["compare", SAMPLE, "-t", f"tiktoken:{ranks_file(t / 'r.tiktoken')}?pattern=("],
+                                r"r\.tiktoken: the split pattern is not a valid regex"),
     "heldout-out-of-range": (lambda t: ["sweep", SAMPLE, "--heldout", "1.5"], r"held-out fraction 1\.5 is not in"),
 }
 

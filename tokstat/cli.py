@@ -443,7 +443,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         e.show()
         return e.exit_code
-    except Exception as e:  # noqa: BLE001 - a bug, reported in one line
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a bug (or a Rust panic, a BaseException), in one line
         if os.environ.get("TOKSTAT_DEBUG"):
             raise
         msg = str(e).splitlines()[0][:200] if str(e) else ""

@@ -146,6 +146,33 @@ def _registry(name: str) -> TiktokenAdapter:
     return TiktokenAdapter(enc, f"tiktoken/{name}", h.hexdigest(), n_regular=len(ranks))
 
 
+def _encoding(path: Path, pattern: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
+    """A tiktoken Encoding, checked first for what would make its Rust core panic later: duplicate
+    ranks, and missing single-byte tokens (byte-level BPE needs all 256 to encode any text)."""
+    if len(set(ranks.values())) != len(ranks):
+        seen: dict[int, bytes] = {}
+        dup = next(r for t, r in ranks.items() if r in seen or seen.setdefault(r, t) is not t)
+        raise TokstatError(f"rank {dup} is given to two tokens", path=path, fix="pass an unmodified ranks file")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise TokstatError(f"{len(missing)} of the 256 single-byte tokens are missing (e.g. 0x{missing[0]:02x}): "
+                           "it cannot encode every text", path=path, fix="pass a complete byte-level BPE ranks file")
+    import regex
+
+    try:
+        regex.compile(pattern)
+    except regex.error as e:
+        raise TokstatError(f"the split pattern is not a valid regex ({e})", path=path,
+                           fix=f"use ?pattern=NAME with NAME in {', '.join(PATTERNS)}, or a valid regex") from None
+    try:
+        return tiktoken.Encoding(path.stem, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+    except BaseException as e:  # noqa: BLE001 - pyo3's PanicException derives from BaseException
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise TokstatError(f"tiktoken refuses the file ({type(e).__name__}: {str(e).splitlines()[0][:120]})",
+                           path=path, fix="pass an unmodified ranks file and a valid ?pattern=") from None
+
+
 def _from_file(path: Path, pattern: str | None) -> TiktokenAdapter:
     if not path.exists():
         raise TokstatError("tokenizer file not found", path=path, fix="check the path")
@@ -158,8 +185,7 @@ def _from_file(path: Path, pattern: str | None) -> TiktokenAdapter:
             n_special = c["default_num_special_tokens"]
             ranks = {base64.b64decode(t["token_bytes"]): t["rank"]
                      for t in d["vocab"][: c["default_vocab_size"] - n_special]}
-            enc = tiktoken.Encoding(path.stem, pat_str=pattern and PATTERNS.get(pattern, pattern) or c["pattern"],
-                                    mergeable_ranks=ranks, special_tokens={})
+            enc = _encoding(path, pattern and PATTERNS.get(pattern, pattern) or c["pattern"], ranks)
         except (KeyError, ValueError, TypeError) as e:
             raise TokstatError(f"not a tekken tokenizer JSON ({e})", path=path,
                                fix="pass the tekken_*.json file unchanged") from None
@@ -177,8 +203,7 @@ def _from_file(path: Path, pattern: str | None) -> TiktokenAdapter:
     if pattern is None:
         raise TokstatError("a ranks file needs its split pattern", path=path,
                            fix=f"append ?pattern=NAME with NAME in {', '.join(PATTERNS)} (or a regex)")
-    enc = tiktoken.Encoding(path.stem, pat_str=PATTERNS.get(pattern, pattern), mergeable_ranks=ranks,
-                            special_tokens={})
+    enc = _encoding(path, PATTERNS.get(pattern, pattern), ranks)
     label = path.parent.name if path.stem in ("tokenizer", "model") else path.stem
     return TiktokenAdapter(enc, f"tiktoken/{label}", fh, n_regular=len(ranks))
 

@@ -177,6 +177,14 @@ CASES = {
                             r"m\.tiktoken: 56 of the 256 single-byte tokens are missing"),
     "ranks-bad-pattern-regex": (lambda t: ["compare", SAMPLE, "-t", f"tiktoken:{ranks_file(t / 'r.tiktoken')}?pattern=("],
                                 r"r\.tiktoken: the split pattern is not a valid regex"),
+    "jsonl-dotted-column-missing": (lambda t: ["corpus", "info", w(t / "n.jsonl", '{"tr": {"en": "a", "zh": "b"}}\n'),
+                                                "--columns", "en=tr.de,zh=tr.zh"], r"n\.jsonl:1: no field 'tr\.de' for en"),
+    "tsv-named-column-missing": (lambda t: ["corpus", "info", w(t / "t.tsv", "a\tb\nx\ty\n"), "--columns", "en=a,zh=c"],
+                                 r"t\.tsv: no column 'c' for zh \(columns: a, b\)"),
+    "columns-on-a-treebank": (lambda t: ["corpus", "info", w(t / "tb/en_pud-ud-test.conllu", conllu("Hi")), "--columns", "en"],
+                              r"--columns does not apply to treebanks"),
+    "columns-on-tmx": (lambda t: ["corpus", "info", w(t / "m.tmx", '<tmx><body><tu><tuv xml:lang="en"><seg>a</seg></tuv></tu></body></tmx>'),
+                       "--columns", "en,zh"], r"--columns does not apply to TMX"),
     "heldout-out-of-range": (lambda t: ["sweep", SAMPLE, "--heldout", "1.5"], r"held-out fraction 1\.5 is not in"),
 }
 

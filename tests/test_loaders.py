@@ -488,3 +488,14 @@ def test_csv_quoted_field_keeps_its_newline(tmp_path):
     p = tmp_path / "ml.csv"
     p.write_text('en,zh\n"two\nlines",x\n"say ""hi""",y\n', encoding="utf-8")
     assert [s.texts for s in load_corpus(p)] == [{"en": "two\nlines", "zh": "x"}, {"en": 'say "hi"', "zh": "y"}]
+
+
+def test_named_columns_for_tables_and_nested_jsonl(tmp_path):
+    """--columns LANG=COLUMN works for TSV/CSV (header names) and JSONL, dotted into objects, as for hf:."""
+    t = tmp_path / "t.tsv"
+    t.write_text("text_en\ttext_zh\tnote\nhello\t你好\tx\n", encoding="utf-8")
+    assert [s.texts for s in load_corpus(t, columns={"en": "text_en", "zh": "text_zh"})] == [{"en": "hello", "zh": "你好"}]
+    j = tmp_path / "n.jsonl"
+    j.write_text('{"translation": {"en": "hi", "zh": "你好"}}\n{"translation": {"en": "yo"}}\n', encoding="utf-8")
+    segs = list(load_corpus(j, columns={"en": "translation.en", "zh": "translation.zh"}))
+    assert [s.texts for s in segs] == [{"en": "hi", "zh": "你好"}, {"en": "yo", "zh": ""}]

@@ -113,27 +113,35 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
         if bad:
             raise TokstatError("a sharded corpus is JSONL or Parquet files only", path=bad[0],
                                fix="narrow the pattern, e.g. 'data/*.parquet'")
-        return load_sharded(paths, columns=columns if isinstance(columns, list) else None)
+        return load_sharded(paths, columns=columns)
     if not p.exists():
         ms = manifests()
         if spec in ms:
             return _from_manifest(ms[spec], split=split)
         raise TokstatError(f"no corpus {spec!r}: not a file, folder, bundled name or manifest",
                            fix=f"pass a path, hf:ID, or one of: {', '.join([*BUNDLED, *ms])}")
-    collist = columns if isinstance(columns, list) else None
+    collist = columns   # a list (languages of the columns in order) or a dict (language -> column name)
+
+    def no_columns(kind: str) -> None:
+        if columns:
+            raise TokstatError(f"--columns does not apply to {kind}: its languages come from the data", path=p,
+                               fix="drop --columns (it is for TSV/CSV/JSONL/Parquet and hf: corpora)")
     if p.is_dir():
         conllu = sorted(p.glob("*.conllu")) or sorted(p.glob("*/*.conllu"))
         if conllu:
+            no_columns("treebanks")
             return load_conllu(conllu)
         cats = (sorted(p.glob("*.po")) + sorted(p.glob("*.mo")) + sorted(p.glob("*/LC_MESSAGES/*.mo"))
                 + sorted(p.glob("*/LC_MESSAGES/*.po")))
         if cats:
+            no_columns("gettext catalogues")
             return load_gettext(cats, source_lang=source_lang)
         if (p / "dataset_info.json").exists() or (p / "dataset_dict.json").exists() or (p / "state.json").exists():
             return load_hf(str(p), split=split or "train", columns=columns if isinstance(columns, dict) else None)
         shards = sorted(q for q in p.iterdir() if q.suffix.lower() in SHARD_SUFFIXES)
         if shards:
             return load_sharded(shards, columns=collist)
+        no_columns("a folder of language files")
         return load_textdir(p, langmap=langmap, encoding_errors=encoding_errors)
     suf = p.suffix.lower()
     if suf in (".tsv", ".csv", ".txt"):
@@ -141,10 +149,13 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
     if suf in (".jsonl", ".ndjson", ".parquet"):
         return load_polars(p, columns=collist)
     if suf == ".tmx":
+        no_columns("TMX")
         return load_tmx(p)
     if suf == ".conllu":
+        no_columns("treebanks")
         return load_conllu([p])
     if suf in (".po", ".mo"):
+        no_columns("gettext catalogues")
         return load_gettext([p], source_lang=source_lang)
     raise TokstatError(f"unknown corpus format {suf or '(no suffix)'!r}", path=p,
                        fix="use .txt/.tsv/.csv/.jsonl/.parquet/.tmx/.conllu/.po/.mo or a folder")

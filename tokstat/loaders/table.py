@@ -17,10 +17,24 @@ ID_NAMES = {"id", "sent_id", "segment_id", "seg_id"}
 SKIP = {"_", "-", ""}
 
 
-def _lang_columns(names: list[str], path: Path, columns: list[str] | None) -> tuple[dict[str, str], str | None]:
+def _lang_columns(names: list[str], path: Path, columns: list[str] | dict[str, str] | None,
+                  dotted: bool = False) -> tuple[dict[str, str], str | None]:
     """Return ``{lang: column}`` and the id column. Explicit ``columns`` name the language of each
-    column in order (``_`` skips one); otherwise the header names are language codes."""
+    column in order (``_`` skips one) or map languages to column names (``{"en": "text_en"}``;
+    with ``dotted``, JSONL, ``translation.en`` reaches into an object); otherwise the header names
+    are language codes."""
     id_col = next((c for c in names if c.lower() in ID_NAMES), None)
+    if isinstance(columns, dict):
+        out: dict[str, str] = {}
+        for lang, col in columns.items():
+            if col not in names and not (dotted and col.split(".")[0] in names):
+                raise TokstatError(f"no column {col!r} for {lang} (columns: {', '.join(names[:8])})", path=path,
+                                   fix="pass --columns LANG=COLUMN with existing names" + (" (dotted for objects)" if dotted else ""))
+            code = normalize_lang(lang, source=path)
+            if code in out:
+                raise TokstatError(f"--columns gives language {code} twice", path=path, fix="name each language once")
+            out[code] = col
+        return out, id_col
     if columns is not None:
         if len(columns) > len(names):
             raise TokstatError(f"--columns names {len(columns)} columns but the file has {len(names)}",
@@ -67,7 +81,7 @@ def _is_tatoeba(path: Path) -> bool:
     return False
 
 
-def load_delimited(path: Path, *, columns: list[str] | None = None, header: bool | None = None,
+def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = None, header: bool | None = None,
                    encoding_errors: str = "strict") -> Corpus:
     """TSV (``.tsv``, ``.txt``: tab, no quoting) or CSV (``.csv``: RFC 4180 quoting).
 
@@ -106,7 +120,7 @@ def load_delimited(path: Path, *, columns: list[str] | None = None, header: bool
         raise TokstatError("empty file", path=path, fix="add a header line and rows")
     first = first[1]
     if header is None:
-        header = columns is None
+        header = columns is None or isinstance(columns, dict)   # LANG=COLUMN names header columns
     names = first if header else [str(i) for i in range(len(first))]
     mapping, id_col = _lang_columns(names, path, columns)
     idx = {lang: names.index(c) for lang, c in mapping.items()}
@@ -140,6 +154,30 @@ def _first_bad_json_line(path: Path) -> tuple[int | None, str | None]:
     return None, None
 
 
+def _field(obj: dict, col: str):
+    """``obj[col]``, or for a dotted name not present as such, the path into nested objects."""
+    if col in obj or "." not in col:
+        return obj.get(col)
+    for part in col.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def _check_paths(obj: dict, mapping: dict[str, str], path: Path, no: int) -> None:
+    """A dotted column must exist in the first object (a misspelt one would give all-empty segments)."""
+    for lang, col in mapping.items():
+        if "." not in col or col in obj:
+            continue
+        cur = obj
+        for part in col.split("."):
+            if not isinstance(cur, dict) or part not in cur:
+                raise TokstatError(f"no field {col!r} for {lang} in the first object", path=path, line=no,
+                                   fix="pass --columns LANG=FIELD.SUBFIELD with names that exist")
+            cur = cur[part]
+
+
 def _jsonl_keys(path: Path) -> list[str]:
     """The keys of every object of a JSONL file, in order of first appearance (one streaming pass:
     a key that first appears on line 100,000 is a column like any other)."""
@@ -159,7 +197,7 @@ def _jsonl_keys(path: Path) -> list[str]:
     return list(keys)
 
 
-def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int = 4096,
+def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None, batch_size: int = 4096,
                 id_prefix: str = "") -> Corpus:
     """JSONL (``.jsonl``/``.ndjson``) or Parquet, streamed in batches with polars. Without an id
     column, segment ids are ``id_prefix`` + the row number (from 1)."""
@@ -175,7 +213,7 @@ def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int
                                fix="check that the file is complete Parquet") from None
     else:
         names = _jsonl_keys(path)
-    mapping, id_col = _lang_columns(names, path, columns)
+    mapping, id_col = _lang_columns(names, path, columns, dotted=not is_parquet)
     sel = list(mapping.values()) + ([id_col] if id_col else [])
 
     def text(v, no):
@@ -205,9 +243,11 @@ def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int
                 raise TokstatError("a line is not a JSON object", path=path, line=no,
                                    fix="make every line one JSON object")
             n += 1
+            if n == 1:
+                _check_paths(obj, mapping, path, no)
             sid = obj.get(id_col) if id_col else None
             yield Segment(str(sid) if sid is not None else f"{id_prefix}{n}",
-                          {lang: text(obj.get(c), no) for lang, c in mapping.items()})
+                          {lang: text(_field(obj, c), no) for lang, c in mapping.items()})
 
     def gen_parquet():
         import pyarrow.parquet as pq
@@ -229,7 +269,7 @@ def load_polars(path: Path, *, columns: list[str] | None = None, batch_size: int
     return Corpus(path.stem, list(mapping), gen, [path], {"loader": "polars", "columns": columns})
 
 
-def load_sharded(paths: list[Path], *, columns: list[str] | None = None) -> Corpus:
+def load_sharded(paths: list[Path], *, columns: list[str] | dict[str, str] | None = None) -> Corpus:
     """Many JSONL/Parquet files with the same language columns as one corpus, read in path order;
     ``shards`` lets each worker read whole files. Ids without an id column are ``STEM:ROW``."""
     shards = [load_polars(p, columns=columns, id_prefix=f"{p.stem}:") for p in paths]

@@ -75,3 +75,28 @@ def test_compare_writes_both_outputs(tmp_path, monkeypatch):
     assert main(["compare", "sample", "-t", "train:bpe:300", "--out", "o.parquet", "--segments-out", "s.csv",
                  "--quiet"]) == 0
     assert pl.read_parquet("o.parquet").height == 2 and pl.read_csv("s.csv").height > 0
+
+
+@pytest.mark.parametrize("err", [28, 13])   # ENOSPC, EACCES
+def test_disk_full_or_denied_while_writing_replaces_nothing(tmp_path, monkeypatch, capsys, err):
+    """The second output fails mid-write (disk full, permission denied): one line, exit 2, the first
+    output is not replaced either, no temporary file is left."""
+    import tokstat.io as tio
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "o.csv").write_text("earlier\n")
+    real = tio._write_df
+
+    def failing(df, path, suf):
+        if suf == ".parquet":
+            with open(path, "wb") as f:
+                f.write(b"partial")
+            raise OSError(err, os.strerror(err))
+        real(df, path, suf)
+
+    monkeypatch.setattr(tio, "_write_df", failing)
+    rc = main(["compare", "sample", "-t", "train:bpe:300", "--out", "o.csv", "--segments-out", "s.parquet", "--quiet"])
+    out = capsys.readouterr().err.strip()
+    assert rc == 2 and len(out.splitlines()) == 1 and os.strerror(err) in out and "s.parquet" in out, out
+    assert (tmp_path / "o.csv").read_text() == "earlier\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"]

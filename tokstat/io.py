@@ -140,11 +140,15 @@ def write_tables(tables: dict[str | os.PathLike, pl.DataFrame]) -> list[Path]:
     tmps: list[str] = []
     try:
         for p, df in zip(paths, tables.values()):
-            p.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-            os.close(fd)
-            tmps.append(tmp)
-            _write_df(df, tmp, p.suffix.lower())
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+                os.close(fd)
+                tmps.append(tmp)
+                _write_df(df, tmp, p.suffix.lower())
+            except OSError as e:   # disk full, permission denied, ...: nothing is replaced
+                raise TokstatError(f"cannot write: {e.strerror or e}", path=p,
+                                   fix="free space or choose a folder you can write to; no output was replaced") from None
         umask = os.umask(0)
         os.umask(umask)
         for tmp, p in zip(tmps, paths):

@@ -35,6 +35,18 @@ def conllu(sent: str) -> str:
     return f"# sent_id = s1\n# text = {sent}\n1\t{sent}\t_\tX\t_\t_\t0\troot\t_\t_\n\n"
 
 
+def _bad_utf8_parquet(p: Path) -> str:
+    """A Parquet file whose string column holds invalid UTF-8 (written without pyarrow's validation)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def col(values):
+        return pa.Array.from_buffers(pa.string(), len(values), pa.array(values, type=pa.binary()).buffers())
+
+    pq.write_table(pa.table({"en": col([b"ok", b"\xff\xfebad"]), "zh": col([b"a", b"b"])}), str(p))
+    return str(p)
+
+
 # name -> (build(tmp) -> argv, regex the one stderr line must match)
 CASES = {
     # --- corpora: line-based text
@@ -185,6 +197,8 @@ CASES = {
                               r"--columns does not apply to treebanks"),
     "columns-on-tmx": (lambda t: ["corpus", "info", w(t / "m.tmx", '<tmx><body><tu><tuv xml:lang="en"><seg>a</seg></tuv></tu></body></tmx>'),
                        "--columns", "en,zh"], r"--columns does not apply to TMX"),
+    "parquet-invalid-utf8-string": (lambda t: ["corpus", "info", _bad_utf8_parquet(t / "b.parquet")],
+                                    r"b\.parquet: invalid UTF-8 in a string column \(in the rows from 1\) \(byte 0xff\)"),
     "heldout-out-of-range": (lambda t: ["sweep", SAMPLE, "--heldout", "1.5"], r"held-out fraction 1\.5 is not in"),
 }
 

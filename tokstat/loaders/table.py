@@ -264,6 +264,9 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
         except OSError as e:
             raise TokstatError(f"cannot read rows ({str(e).splitlines()[0]})", path=path,
                                fix="check that the file is complete Parquet") from None
+        except UnicodeDecodeError as e:
+            raise TokstatError(f"invalid UTF-8 in a string column (in the rows from {n + 1}) (byte 0x{e.object[e.start]:02x})",
+                               path=path, fix="rewrite the column as valid UTF-8 text") from None
 
     gen = gen_parquet if is_parquet else gen_jsonl
     return Corpus(path.stem, list(mapping), gen, [path], {"loader": "polars", "columns": columns})

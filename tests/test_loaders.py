@@ -499,3 +499,9 @@ def test_named_columns_for_tables_and_nested_jsonl(tmp_path):
     j.write_text('{"translation": {"en": "hi", "zh": "你好"}}\n{"translation": {"en": "yo"}}\n', encoding="utf-8")
     segs = list(load_corpus(j, columns={"en": "translation.en", "zh": "translation.zh"}))
     assert [s.texts for s in segs] == [{"en": "hi", "zh": "你好"}, {"en": "yo", "zh": ""}]
+
+
+def test_csv_field_larger_than_128_kib_loads(tmp_path):
+    p = tmp_path / "big.csv"
+    p.write_text(f'en,zh\n"{"x" * 300_000}",y\n', encoding="utf-8")
+    assert [len(s.texts["en"]) for s in load_corpus(p)] == [300_000]

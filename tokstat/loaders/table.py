@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -99,6 +100,8 @@ def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = N
         """(line where the row starts, cells). CSV: RFC 4180, a quoted field may span lines (its
         newlines kept); a quote left open at the end of the file is an error, not a swallowed file."""
         if delim == ",":
+            # a field may be a whole document: no 128 KiB field limit (an unclosed quote still ends in an error)
+            csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
             reader = csv.reader((t + "\n" for _, t in read_lines(path, errors=encoding_errors)), strict=True)
             start = 1
             while True:

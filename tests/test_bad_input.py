@@ -199,6 +199,10 @@ CASES = {
                        "--columns", "en,zh"], r"--columns does not apply to TMX"),
     "parquet-invalid-utf8-string": (lambda t: ["corpus", "info", _bad_utf8_parquet(t / "b.parquet")],
                                     r"b\.parquet: invalid UTF-8 in a string column \(in the rows from 1\) \(byte 0xff\)"),
+    "wordpiece-binary-vocab": (lambda t: ["compare", SAMPLE, "-t", "wordpiece:" + w(t / "v/vocab.txt", b"\xee\x00\xff" * 100)],
+                               r"vocab\.txt: not a WordPiece vocab\.txt: invalid UTF-8"),
+    "wordpiece-lowercase-maybe": (lambda t: ["compare", SAMPLE, "-t", "wordpiece:" + w(t / "v/vocab.txt", "[UNK]\n") + "?lowercase=maybe"],
+                                  r"\?lowercase=maybe is not true or false"),
     "heldout-out-of-range": (lambda t: ["sweep", SAMPLE, "--heldout", "1.5"], r"held-out fraction 1\.5 is not in"),
 }
 

@@ -179,9 +179,17 @@ def load_wordpiece(target: str, options: dict[str, str]) -> HFAdapter:
     if not p.exists():
         raise TokstatError("vocabulary file not found", path=p, fix="check the path to vocab.txt")
     if "lowercase" in options:
-        lower = options["lowercase"].lower() in ("1", "true", "yes")
+        v = options["lowercase"].lower()
+        if v not in ("1", "true", "yes", "0", "false", "no"):
+            raise TokstatError(f"?lowercase={options['lowercase']} is not true or false", path=p,
+                               fix="write ?lowercase=true or ?lowercase=false")
+        lower = v in ("1", "true", "yes")
     else:
-        lower = wordpiece_lowercase_default(p)
+        try:
+            lower = wordpiece_lowercase_default(p)
+        except UnicodeDecodeError as e:
+            raise TokstatError(f"not a WordPiece vocab.txt: invalid UTF-8 at byte {e.start}", path=p,
+                               fix="pass a BERT vocab.txt, one token per line, in UTF-8") from None
     try:
         tok = BertWordPieceTokenizer(str(p), lowercase=lower)
     except Exception as e:

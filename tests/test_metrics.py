@@ -184,6 +184,7 @@ def test_pud_english_totals_equal_library(cl100k):
     assert ja["split_char_rate"] > 0 and ja["single_token_char_coverage"] < 1
 
 
+@pytest.mark.slow
 def test_tatoeba_and_sample_and_join(cl100k, tmp_path):
     df, segs = compare(str(SHARED_TOK.parent / "corpora/tatoeba-cmn-eng/cmn.txt"), [cl100k], return_segments=True)
     assert df["segments"].to_list() == [26388, 26388]

@@ -35,6 +35,7 @@ def test_derived_bpe_equals_direct_training(size):
     assert [e.ids for e in derived.encode_batch(texts)] == direct.encode_batch(texts)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=80))
 def test_bpe_tokens_never_increase_with_size(text):

@@ -12,15 +12,7 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment, nfc
 from ..errors import TokstatError
-
-
-def _get(row: dict, dotted: str):
-    val = row
-    for part in dotted.split("."):
-        if not isinstance(val, dict) or part not in val:
-            return None
-        val = val[part]
-    return val
+from .fields import lookup
 
 
 def _text(v, lang: str, col: str, n: int, path: str) -> str:
@@ -35,13 +27,7 @@ def _text(v, lang: str, col: str, n: int, path: str) -> str:
 def _check_columns(row: dict, columns: dict[str, str], path: str) -> None:
     """The first row must have every named column: a misspelt name would give all-empty segments."""
     for lang, col in columns.items():
-        val, ok = row, True
-        for part in col.split("."):
-            if not isinstance(val, dict) or part not in val:
-                ok = False
-                break
-            val = val[part]
-        if not ok:
+        if not lookup(row, col)[0]:
             keys = ", ".join(list(row)[:8])
             raise TokstatError(f"no column {col!r} for {lang} (the rows have: {keys})", path=path,
                                fix="pass --columns LANG=COLUMN with existing names (dotted for structs)")
@@ -104,7 +90,7 @@ def load_hf(path: str, *, config: str | None = None, split: str = "train",
                 if n == 1:
                     _check_columns(row, columns, path)
                 sid = str(row.get(id_column)) if id_column and id_column in row else str(n)
-                yield Segment(sid, {lang: _text(_get(row, col), lang, col, n, path) for lang, col in columns.items()})
+                yield Segment(sid, {lang: _text(lookup(row, col)[1], lang, col, n, path) for lang, col in columns.items()})
 
     p = Path(path)
     sources = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -12,6 +13,7 @@ import polars as pl
 from ..corpus import Corpus, Segment, nfc
 from ..errors import TokstatError
 from ..langs import normalize_lang, normalize_langs
+from .fields import lookup
 from .textio import read_lines
 
 ID_NAMES = {"id", "sent_id", "segment_id", "seg_id"}
@@ -144,47 +146,24 @@ def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = N
                   {"loader": "tatoeba" if tatoeba else "table", "columns": columns})
 
 
-def _first_bad_json_line(path: Path) -> tuple[int | None, str | None]:
-    """The first line that is not one JSON object, and what is wrong with it."""
-    for no, line in read_lines(path):
-        if line.strip():
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                return no, f"malformed JSON ({e.msg})"
-            if not isinstance(obj, dict):
-                return no, "a line is not a JSON object"
-    return None, None
-
-
 def _field(obj: dict, col: str):
     """``obj[col]``, or for a dotted name not present as such, the path into nested objects."""
     if col in obj or "." not in col:
         return obj.get(col)
-    for part in col.split("."):
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(part)
-    return obj
+    return lookup(obj, col)[1]
 
 
 def _check_paths(obj: dict, mapping: dict[str, str], path: Path, no: int) -> None:
     """A dotted column must exist in the first object (a misspelt one would give all-empty segments)."""
     for lang, col in mapping.items():
-        if "." not in col or col in obj:
-            continue
-        cur = obj
-        for part in col.split("."):
-            if not isinstance(cur, dict) or part not in cur:
-                raise TokstatError(f"no field {col!r} for {lang} in the first object", path=path, line=no,
-                                   fix="pass --columns LANG=FIELD.SUBFIELD with names that exist")
-            cur = cur[part]
+        if "." in col and col not in obj and not lookup(obj, col)[0]:
+            raise TokstatError(f"no field {col!r} for {lang} in the first object", path=path, line=no,
+                               fix="pass --columns LANG=FIELD.SUBFIELD with names that exist")
 
 
-def _jsonl_keys(path: Path) -> list[str]:
-    """The keys of every object of a JSONL file, in order of first appearance (one streaming pass:
-    a key that first appears on line 100,000 is a column like any other)."""
-    keys: dict[str, None] = {}
+def _json_objects(path: Path) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` for every non-blank line of a JSONL file, streamed; a line that is
+    not one JSON object is an error naming it."""
     for no, line in read_lines(path):
         if not line.strip():
             continue
@@ -194,6 +173,14 @@ def _jsonl_keys(path: Path) -> list[str]:
             raise TokstatError(f"malformed JSON ({e.msg})", path=path, line=no, fix="make every line one JSON object") from None
         if not isinstance(obj, dict):
             raise TokstatError("a line is not a JSON object", path=path, line=no, fix="make every line one JSON object")
+        yield no, obj
+
+
+def _jsonl_keys(path: Path) -> list[str]:
+    """The keys of every object of a JSONL file, in order of first appearance (one streaming pass:
+    a key that first appears on line 100,000 is a column like any other)."""
+    keys: dict[str, None] = {}
+    for _, obj in _json_objects(path):
         keys.update(dict.fromkeys(obj))
     if not keys:
         raise TokstatError("no JSON object in the file", path=path, fix='write one object per line, e.g. {"en": "...", "zh": "..."}')
@@ -234,17 +221,7 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
         # pulled line by line: memory stays bounded however large the file (polars' background
         # batches run ahead of a slow consumer)
         n = 0
-        for no, line in read_lines(path):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise TokstatError(f"malformed JSON ({e.msg})", path=path, line=no,
-                                   fix="make every line one JSON object") from None
-            if not isinstance(obj, dict):
-                raise TokstatError("a line is not a JSON object", path=path, line=no,
-                                   fix="make every line one JSON object")
+        for no, obj in _json_objects(path):
             n += 1
             if n == 1:
                 _check_paths(obj, mapping, path, no)

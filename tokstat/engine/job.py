@@ -144,11 +144,16 @@ def text_size(batch: list[Segment] | Columns) -> int:
     return sum(len(t.encode("utf-8")) for s in batch for t in s.texts.values())
 
 
-def count_stream(job: Job, segments: Iterable[Segment], batch_size: int, progress=None, seq0: int = 0) -> Stats:
-    """One worker's loop: batches of ``segments`` counted and merged."""
+def count_batches(job: Job, batch_iter: Iterable[list[Segment]], progress=None, seq0: int = 0) -> Stats:
+    """One worker's loop: each batch counted and merged; batch ``k`` orders its rows as ``seq0 + k``."""
     acc = job.empty()
-    for k, b in enumerate(batches(segments, batch_size)):
+    for k, b in enumerate(batch_iter):
         count_segments(job, b, seq0 + k, into=acc)
         if progress:
             progress.advance(len(b), text_size(b))
     return acc
+
+
+def count_stream(job: Job, segments: Iterable[Segment], batch_size: int, progress=None, seq0: int = 0) -> Stats:
+    """:func:`count_batches` over ``segments`` cut into batches of ``batch_size``."""
+    return count_batches(job, batches(segments, batch_size), progress, seq0)

@@ -17,7 +17,7 @@ from itertools import chain, islice
 
 from ..corpus import Segment
 from ..errors import TokstatError
-from .job import Columns, Job, Stats, batches, count_segments, merge, text_size
+from .job import Columns, Job, Stats, batches, count_batches, count_segments, merge, text_size
 
 
 def _single_threaded(job: Job) -> None:
@@ -78,12 +78,7 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
     head = list(islice(it, 2))        # read before any fork: a bad first batch fails without workers
     if workers <= 1 or len(head) < 2:
         with _one_core(job):
-            acc = job.empty()
-            for k, b in enumerate(chain(head, it)):
-                count_segments(job, b, k, into=acc)
-                if progress:
-                    progress.advance(len(b), text_size(b))
-            return acc
+            return count_batches(job, chain(head, it), progress)
     ctx = _context()
     inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(job, inq, outq), daemon=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from .errors import TokstatError
+from .io import check_outputs
 
 ALGOS = ["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]
 
@@ -88,12 +89,6 @@ def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", 
 def inputs_of(spec: str, corpus) -> list[Path]:
     """Files a run reads (an output must never be one of them)."""
     return [*corpus.sources, *([Path(spec)] if Path(spec).exists() else [])]
-
-
-def check_outputs(outputs: dict[str, tuple[str | None, str]], inputs=()) -> dict:
-    from .io import check_outputs as check
-
-    return check(outputs, inputs=inputs)
 
 
 def _pop_corpus(kw: dict) -> dict:
@@ -185,7 +180,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, join, boot_seed, 
     from .io import write_tables
 
     c = load(corpus_spec, **_pop_corpus(kw))
-    check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs_of(corpus_spec, c))
+    check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs=inputs_of(corpus_spec, c))
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
                       progress=False if quiet else None)
@@ -223,7 +218,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, out, seed, heldout, quiet, **k
     from .train import train
 
     c = load(corpus_spec, **_pop_corpus(kw))
-    check_outputs({"--out": (out, "folder")}, inputs_of(corpus_spec, c))
+    check_outputs({"--out": (out, "folder")}, inputs=inputs_of(corpus_spec, c))
     r = train(c, algo, vocab_size, languages=list(c.languages), mix=parse.mix(mix), out=out, split=Split(heldout, seed))
     sp = r.metadata["split"]
     _print(f"trained {r.metadata['tokenizer_id']} (vocabulary {r.metadata['actual_vocab_size']:,}) on "
@@ -255,7 +250,7 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout
 
     size_list, mixd, split = parse.sizes(sizes), parse.mix(mix), Split(heldout, seed)
     c = load(corpus_spec, **_pop_corpus(kw))
-    check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs_of(corpus_spec, c))
+    check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
     df = sweep(c, algo, size_list, mix=mixd, pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed)
     cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
             ("tokens_per_word", "tok/word"), ("premium", "premium"), ("embedding_params", "embedding params")]
@@ -334,7 +329,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 
     if not model_name:
         raise TokstatError("cost needs a model", fix="pass --model PRESET (see tokstat model-info --help)")
-    check_outputs({"--out": (out, "table")}, [results])
+    check_outputs({"--out": (out, "table")}, inputs=[results])
     cdf = project(read_table(results, "tokstat compare --out or tokstat sweep --out"), model_config(model_name, models_file),
                   gpu(gpu_name), gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
                   train_tokens=train_tokens, mix=parse.mix(mix), batch=batch)
@@ -371,7 +366,6 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
                pivot, seed, heldout, boot_seed, quiet, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out), or from a fresh
     run on --corpus: comparison, charts, sweep curves, cost per language and every signature."""
-    from . import parse
     from .report import read_results, report
     from .split import Split
 
@@ -383,18 +377,15 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
             raise TokstatError("--corpus needs at least one tokenizer", fix="add -t SPEC, e.g. -t tiktoken:cl100k_base")
         from .study import study
 
-        parse.mix(mix)
-        if sweep_spec:
-            parse.sweep_spec(sweep_spec)
         c = load(corpus_spec, **copts)
-        check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs_of(corpus_spec, c))
+        check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=inputs_of(corpus_spec, c))
         data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
                      mix=mix, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
                      progress=False if quiet else None)
     else:
         if tokenizers or sweep_spec:
             raise TokstatError("-t and --sweep need --corpus", fix="add --corpus SPEC, or pass result files only")
-        check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, list(results))
+        check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=list(results))
         data = read_results(list(results))
     path = report(data, out, png=png, title=title)
     _print(f"wrote {path}" + (f" and the charts as PNG in {png}" if png else ""))

@@ -35,9 +35,14 @@ def gpu(name: str) -> GPU:
     return cat[name]
 
 
+def check_mfu(mfu: float) -> None:
+    """MFU (model FLOPs utilisation) must lie in (0, 1]; NaN does not."""
+    if not 0 < mfu <= 1:
+        raise TokstatError(f"MFU must be in (0, 1], got {mfu}", fix="typical values are 0.3-0.5")
+
+
 def gpu_hours(flops: float, g: GPU, mfu: float) -> float:
     """GPU-hours = FLOPs / (dense peak · MFU · 3600). MFU (model FLOPs utilisation, Chowdhery et al.
     2022) must lie in (0, 1]."""
-    if not 0 < mfu <= 1:
-        raise TokstatError(f"MFU must be in (0, 1], got {mfu}", fix="typical values are 0.3-0.5")
+    check_mfu(mfu)
     return flops / (g.bf16_tflops * 1e12 * mfu * 3600)

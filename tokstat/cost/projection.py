@@ -13,7 +13,7 @@ import polars as pl
 
 from ..errors import TokstatError
 from ..parse import mix as parse_mix
-from .hardware import GPU, gpu_hours
+from .hardware import GPU, check_mfu, gpu_hours
 from .model import (ModelConfig, forward_flops_per_token, inference_weight_bytes, kv_cache_bytes_per_token,
                     training_flops_per_token)
 
@@ -62,8 +62,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     """One row per (tokenizer, language[, vocab size]) of ``results`` (+ a ``mix`` row per tokenizer)."""
     if (train_chars is None) == (train_tokens is None):
         raise TokstatError("say how much text is trained on", fix="pass exactly one of --train-chars, --train-tokens")
-    if not 0 < mfu <= 1:
-        raise TokstatError(f"MFU must be in (0, 1], got {mfu}", fix="typical values are 0.3-0.5")
+    check_mfu(mfu)
     for opt, v in (("--train-chars", train_chars), ("--train-tokens", train_tokens), ("--price", price)):
         if v is not None and not (math.isfinite(v) and v > 0):
             raise TokstatError(f"{opt} must be a finite positive number, got {v}", fix=f"e.g. {opt} "

@@ -129,8 +129,16 @@ def sweep_spec(value: str, option: str = "--sweep") -> tuple[str, list[int]]:
 
     >>> sweep_spec("bpe:8000,4000")
     ('bpe', [4000, 8000])
+    >>> sweep_spec("bpe:4k")
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: bad --sweep 'bpe:4k': '4k' is not a whole number (fix: write ALGO:SIZE,SIZE e.g. --sweep bpe:4000,8000,16000)
     """
+    fix = f"write ALGO:SIZE,SIZE e.g. {option} bpe:4000,8000,16000"
     algo, sep, rest = value.partition(":")
     if not sep or not algo:
-        raise TokstatError(f"bad {option} {value!r}", fix=f"write ALGO:SIZE,SIZE e.g. {option} bpe:4000,8000,16000")
-    return algo, sizes(rest, option)
+        raise TokstatError(f"bad {option} {value!r}", fix=fix)
+    try:
+        return algo, sizes(rest, option)
+    except TokstatError as e:    # name the whole spec and its form, not only the sizes part
+        raise TokstatError(f"bad {option} {value!r}: {e.message.split(': ', 1)[-1]}", fix=fix) from None

@@ -7,7 +7,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -137,26 +137,13 @@ def write_tables(tables: dict[str | os.PathLike, pl.DataFrame]) -> list[Path]:
     for p in paths:
         if p.suffix.lower() not in TABLE_SUFFIXES:
             raise TokstatError(f"unknown output format {p.suffix!r}", path=p, fix="use .parquet, .csv or .json")
-    tmps: list[str] = []
-    try:
+    with ExitStack() as stack:   # each file renamed into place only when the block ends without error
         for p, df in zip(paths, tables.values()):
             try:
-                p.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-                os.close(fd)
-                tmps.append(tmp)
-                _write_df(df, tmp, p.suffix.lower())
+                _write_df(df, stack.enter_context(atomic_path(p)), p.suffix.lower())
             except OSError as e:   # disk full, permission denied, ...: nothing is replaced
                 raise TokstatError(f"cannot write: {e.strerror or e}", path=p,
                                    fix="free space or choose a folder you can write to; no output was replaced") from None
-        umask = os.umask(0)
-        os.umask(umask)
-        for tmp, p in zip(tmps, paths):
-            os.chmod(tmp, 0o666 & ~umask)
-            os.replace(tmp, p)
-    finally:
-        for tmp in tmps:
-            Path(tmp).unlink(missing_ok=True)
     return paths
 
 

@@ -37,7 +37,7 @@ def training_texts(corpus, *, split: Split = Split(), languages: list[str] | Non
     ``mix`` reweights languages by character share: ``{"zh": 0.7, "en": 0.3}`` repeats or subsamples
     each language's texts (seeded) until it holds that share of the training characters.
     """
-    return _training_texts(corpus, split=split, languages=languages, mix=mix)[0]
+    return _training_texts(corpus, split=split, languages=languages, mix=parse_mix(mix))[0]
 
 
 def _training_texts(corpus, *, split: Split, languages, mix, keep=None) -> tuple[list[str], int, int]:
@@ -61,9 +61,7 @@ def _training_texts(corpus, *, split: Split, languages, mix, keep=None) -> tuple
     if unknown:
         raise TokstatError(f"--mix names languages without training text: {', '.join(sorted(unknown))}",
                            fix=f"use languages of the corpus: {', '.join(sorted(per))}")
-    total_w = sum(mix.values())
-    if total_w <= 0 or any(w < 0 for w in mix.values()):
-        raise TokstatError("--mix weights must be non-negative and not all zero", fix="e.g. --mix zh=0.5,en=0.5")
+    total_w = sum(mix.values())   # 1 within rounding: parse_mix has checked the shares
     total_chars = sum(len(t) for lang in mix for t in per[lang])
     rng = random.Random(split.seed)
     out = []

@@ -153,7 +153,7 @@ CASES = {
     "csv-utf16-bom": (lambda t: ["corpus", "info", w(t / "u.csv", "en,zh\nhello,你好\n".encode("utf-16"))],
                       r"u\.csv: the file is UTF-16"),
     "csv-cr-line-endings": (lambda t: ["corpus", "info", w(t / "cr.csv", "en,zh\rhello,world\r")],
-                            r"cr\.csv:1: a carriage return inside the first line"),
+                            r"cr\.csv:1: a carriage return inside the only line"),
     "languages-twice": (lambda t: ["compare", SAMPLE, "-t", TOK, "--languages", "en,en,zh"], r"en given twice"),
     "sweep-sizes-4k": (lambda t: ["sweep", SAMPLE, "--sizes", "4k"], r"bad --sizes '4k'"),
     "wordpiece-missing-model": (lambda t: ["compare", SAMPLE, "-t", "wordpiece:some.model"], r"some\.model: vocabulary file not found"),

@@ -50,6 +50,8 @@ def corpus_options(f):
         click.option("--encoding-errors", type=click.Choice(["strict", "replace"]), default="strict", show_default=True,
                      help="invalid UTF-8: stop with the line (strict) or read it as U+FFFD (replace)"),
         click.option("--source-lang", default="en", show_default=True, help="language of gettext msgids"),
+        click.option("--quoting", type=click.Choice(["auto", "csv", "none"]), default="auto", show_default=True,
+                     help="TSV quoting: csv (spreadsheet-style), none (quotes are text), auto (as the file shows)"),
         click.option("--languages", help="comma-separated subset of the corpus's languages"),
     )(f)
 
@@ -71,17 +73,23 @@ def boot_seed_option(f):
     return click.option("--boot-seed", default=0, show_default=True, help="seed of the bootstrap confidence intervals")(f)
 
 
+def max_chars_option(f):
+    return click.option("--max-chars", type=int, default=1_000_000, show_default=True,
+                        help="longest text of a segment that is counted; a longer one is an error naming it")(f)
+
+
 def quiet_option(f):
     return click.option("--quiet", is_flag=True, help="no progress bar")(f)
 
 
-def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", source_lang="en", languages=None):
+def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", source_lang="en", quoting="auto",
+         languages=None):
     """The corpus of a command's corpus options (its languages selected)."""
     from . import parse
     from .loaders import load_corpus
 
     c = load_corpus(spec, columns=parse.columns(columns), split=data_split, encoding_errors=encoding_errors,
-                    source_lang=source_lang)
+                    source_lang=source_lang, quoting=quoting)
     langs = parse.languages(languages)
     return c.select(langs) if langs else c
 
@@ -92,7 +100,7 @@ def inputs_of(spec: str, corpus) -> list[Path]:
 
 
 def _pop_corpus(kw: dict) -> dict:
-    return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "languages")}
+    return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "quoting", "languages")}
 
 
 # ---------------------------------------------------------------- commands
@@ -173,8 +181,10 @@ def _signatures(df) -> None:
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="where the per-shard counting runs")
 @click.option("--address", help="Ray cluster address for --engine ray (default: start a local instance)")
+@max_chars_option
 @quiet_option
-def compare(corpus_spec, tokenizers, pivot, out, segments_out, join, boot_seed, workers, engine, address, quiet, **kw):
+def compare(corpus_spec, tokenizers, pivot, out, segments_out, join, boot_seed, workers, engine, address, max_chars,
+            quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
@@ -183,7 +193,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, join, boot_seed, 
     check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs=inputs_of(corpus_spec, c))
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
-                      progress=False if quiet else None)
+                      progress=False if quiet else None, max_chars=max_chars)
     df, segs = res if segments_out else (res, None)
     rows = list(df.iter_rows(named=True))
 
@@ -240,8 +250,10 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, out, seed, heldout, quiet, **k
 @boot_seed_option
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 @click.option("--plot", help="write a PNG of tokens per character and premium against vocabulary size")
+@max_chars_option
 @quiet_option
-def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, quiet, **kw):
+def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, max_chars, quiet,
+              **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
     from . import parse
     from .io import write_tables
@@ -251,7 +263,8 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout
     size_list, mixd, split = parse.sizes(sizes), parse.mix(mix), Split(heldout, seed)
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
-    df = sweep(c, algo, size_list, mix=mixd, pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed)
+    df = sweep(c, algo, size_list, mix=mixd, pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed,
+               max_chars=max_chars)
     cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
             ("tokens_per_word", "tok/word"), ("premium", "premium"), ("embedding_params", "embedding params")]
     _print(_table(f"tokstat sweep — {algo}, pivot {pivot}, held-out split {split.label}", cols, df.iter_rows(named=True)))
@@ -361,9 +374,10 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 @click.option("--pivot", default="en", show_default=True, help="with --corpus: language the premium is measured against")
 @split_options
 @boot_seed_option
+@max_chars_option
 @quiet_option
 def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, mix,
-               pivot, seed, heldout, boot_seed, quiet, **kw):
+               pivot, seed, heldout, boot_seed, max_chars, quiet, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out), or from a fresh
     run on --corpus: comparison, charts, sweep curves, cost per language and every signature."""
     from .report import read_results, report
@@ -381,7 +395,7 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=inputs_of(corpus_spec, c))
         data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
                      mix=mix, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
-                     progress=False if quiet else None)
+                     progress=False if quiet else None, max_chars=max_chars)
     else:
         if tokenizers or sweep_spec:
             raise TokstatError("-t and --sweep need --corpus", fix="add --corpus SPEC, or pass result files only")

@@ -14,6 +14,7 @@ from ._version import __version__
 from .adapters import Adapter, load_tokenizer, parse_spec
 from .corpus import Corpus, Segment
 from .engine import Job, run_local, run_ray
+from .engine.job import MAX_CHARS
 from .errors import TokstatError
 from .integrity import check_pin
 from .io import check_outputs, write_tables
@@ -125,7 +126,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             languages: list[str] | None = None, join: bool = False, batch_size: int = 256,
             n_boot: int = 1000, boot_seed: int = 0, segments_out: str | None = None,
             return_segments: bool = False, workers: int | None = None, engine: str = "local",
-            address: str | None = None, progress: bool | None = None):
+            address: str | None = None, progress: bool | None = None, max_chars: int = MAX_CHARS):
     """Compare tokenizers on a parallel corpus; returns a polars DataFrame with ``COMPARE_COLUMNS``.
 
     Each segment is encoded on its own without special tokens (``join=True``: one text per language).
@@ -136,6 +137,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     ``workers`` (default: all cores) shard the counting across processes, ``engine="ray"`` across Ray
     actors (``address``: a running cluster); every engine and worker count gives identical results.
     Memory stays bounded unless per-segment rows are asked for (``segments_out``/``return_segments``).
+    A text longer than ``max_chars`` characters is an error naming its segment (``--max-chars``).
     """
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     check_outputs({"segments_out": (segments_out, "table")}, inputs=c.sources)
@@ -162,8 +164,9 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     fp = c.fingerprint()
     splits = {}
     for a in adapters:
-        if a.split is not None and a.trained_on is not None and a.trained_on != f"{c.name}@{fp[:8]}":
-            # trained on another corpus: none of these segments was seen in training
+        if a.split is not None and a.trained_on is not None and a.trained_on.rpartition("@")[2] != fp[:8]:
+            # trained on other content (the name may differ: the same segments in another file format
+            # are the same corpus): none of these segments was seen in training
             warnings.warn(f"{a.id} was trained on {a.trained_on}, not on this corpus ({c.name}@{fp[:8]}): "
                           "it is scored on every segment", stacklevel=2)
             splits[a.id] = None
@@ -175,8 +178,11 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             raise TokstatError("--join with tokenizers trained here needs one held-out split for all of them",
                                fix="compare the trained and pretrained tokenizers in separate runs, or drop --join")
         join_split = next(iter(splits.values()))   # the joined text is that split's held-out segments
+    if max_chars < 1:
+        raise TokstatError(f"--max-chars must be at least 1, not {max_chars}", fix="e.g. --max-chars 1000000")
     job = Job(adapters, langs, pivot, c.gold_words, segname, splits=splits, join=join,
-              keep_rows=bool(segments_out or return_segments))
+              keep_rows=bool(segments_out or return_segments), max_chars=max_chars,
+              source=str(c.sources[0]) if len(c.sources) == 1 else c.name)
     source = joined(c, join_split) if join else c
     with Meter(f"compare {c.name}", enabled=progress) as meter:
         if engine == "ray":

@@ -19,6 +19,7 @@ import polars as pl
 from tokenizers import Tokenizer, models
 
 from .compare import compare
+from .engine.job import MAX_CHARS
 from .corpus import Corpus
 from .errors import TokstatError
 from .io import atomic_path
@@ -53,7 +54,8 @@ def derive_bpe(tok: Tokenizer, size: int, cfg: dict | None = None) -> Tokenizer:
 
 def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[str] | None = None,
           mix: dict[str, float] | None = None, pivot: str = "en", d_model: int = 4096, tied: bool = False,
-          split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0) -> pl.DataFrame:
+          split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0,
+          max_chars: int = MAX_CHARS) -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
     is smaller when the corpus cannot fill the vocabulary) and ``embedding_params`` = V·d (×2 untied).
 
@@ -75,14 +77,14 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         big = trained.adapter
         # evaluation reads the held-out segments kept by the training pass, not the corpus again
         held = trained.heldout_segments
-        c = Corpus(c.name, c.languages, lambda: iter(held), c.sources, c.meta, c.gold_words)
+        c = Corpus(c.name, c.languages, lambda: iter(held), c.sources, c.meta, c.gold_words, parent=c)
         cfg = json.loads(big.tok.to_str())
         for s in sizes:
             adapters.append(big.prefix(derive_bpe(big.tok, s, cfg), f"train/{algo}-{s}"))
     else:
         adapters = [train(c, algo, s, mix=mix, split=split).adapter for s in sizes]
     warm.join()
-    df = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed)
+    df = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars)
     vs = {a.id: a.vocab_size for a in adapters}
     for a, s in zip(adapters, sizes):
         if vs[a.id] < s:

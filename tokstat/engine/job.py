@@ -16,11 +16,16 @@ import numpy as np
 
 from ..adapters.base import Adapter
 from ..corpus import Segment
+from ..errors import TokstatError
 from ..counts import LangStats, TextBatch, buckets, count_batch
 from ..segmenters import word_spans
 from ..split import Split
 
 Stats = dict[tuple[str, str], LangStats]
+
+#: the longest text of one segment that is counted (characters). Beyond it a tokenizer's memory and
+#: time grow without a useful bound (a 50 MB line took 14 GB and 5 minutes); raise it with --max-chars.
+MAX_CHARS = 1_000_000
 
 
 @dataclass
@@ -34,6 +39,8 @@ class Job:
     splits: dict[str, Split | None] = field(default_factory=dict)
     join: bool = False
     keep_rows: bool = False         # keep per-segment rows (memory grows with the corpus)
+    max_chars: int = MAX_CHARS      # a longer text is an error naming its segment
+    source: str = ""                # the corpus, for error messages
 
     def split_of(self, adapter: Adapter) -> Split | None:
         return None if self.join else self.splits.get(adapter.id)
@@ -82,6 +89,18 @@ class Columns:
         return len(self.ids)
 
 
+def check_lengths(job: Job, cols: Columns) -> None:
+    """Refuse a text longer than ``job.max_chars``, naming its segment, before anything is encoded."""
+    for lang, texts in cols.texts.items():
+        if texts and max(map(len, texts)) > job.max_chars:
+            i = max(range(len(texts)), key=lambda k: len(texts[k]))
+            what = f"the joined {lang} text" if job.join else f"segment {cols.ids[i]} ({lang})"
+            raise TokstatError(f"{what} has {len(texts[i]):,} characters, over the limit of {job.max_chars:,} "
+                               "per text", path=job.source or None,
+                               fix=("drop --join" if job.join else "split long documents into paragraphs")
+                                   + f", or raise the limit with --max-chars {len(texts[i])}")
+
+
 def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into: Stats | None = None) -> Stats:
     """Statistics of one batch of segments, for every (tokenizer, language) of the job, added in place
     to ``into`` (a fresh ``job.empty()`` by default); ``seq`` orders the batch's per-segment rows."""
@@ -94,6 +113,7 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
         return out
     n = len(cols_in)
     ids = cols_in.ids
+    check_lengths(job, cols_in)
     # tokenizers trained here, with different splits (or beside pretrained ones): each is scored on its
     # own held-out segments; the positions of those segments in this batch, per split
     keep: dict[Split, np.ndarray] = {}

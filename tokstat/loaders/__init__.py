@@ -79,9 +79,13 @@ SHARD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
 
 def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] | None = None,
                 split: str | None = None, encoding_errors: str = "strict",
-                langmap: dict[str, str] | None = None, source_lang: str = "en") -> Corpus:
-    """Resolve a corpus spec string (see README, "Corpora") to a :class:`~tokstat.corpus.Corpus`."""
+                langmap: dict[str, str] | None = None, source_lang: str = "en", quoting: str = "auto") -> Corpus:
+    """Resolve a corpus spec string (see README, "Corpora") to a :class:`~tokstat.corpus.Corpus`.
+    ``quoting`` (``auto``, ``csv``, ``none``) is how a TSV file quotes (see ``load_delimited``)."""
     spec = str(spec)
+    if quoting != "auto" and not (Path(spec).suffix.lower() in (".tsv", ".txt") and Path(spec).is_file()):
+        raise TokstatError(f"--quoting {quoting} applies to TSV files only, not {spec}",
+                           fix="drop --quoting (CSV is always RFC 4180 quoted; other formats have no quoting)")
     if spec.startswith("bundled:"):
         if spec[8:] not in BUNDLED:
             raise TokstatError(f"no bundled corpus {spec[8:]!r}", fix=f"use one of: {', '.join(BUNDLED)}")
@@ -93,7 +97,7 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
         warnings.warn(f"{spec!r} is the local path ./{spec}, not the bundled corpus (for that one write "
                       f"bundled:{spec})", stacklevel=2)
         return load_corpus(Path(spec).absolute(), columns=columns, split=split, encoding_errors=encoding_errors,
-                           langmap=langmap, source_lang=source_lang)
+                           langmap=langmap, source_lang=source_lang, quoting=quoting)
     if spec in BUNDLED:
         c = load_delimited(corpora_dir() / BUNDLED[spec] / "sample.tsv", encoding_errors=encoding_errors)
         c.name = BUNDLED[spec]
@@ -145,7 +149,7 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
         return load_textdir(p, langmap=langmap, encoding_errors=encoding_errors)
     suf = p.suffix.lower()
     if suf in (".tsv", ".csv", ".txt"):
-        return load_delimited(p, columns=collist, encoding_errors=encoding_errors)
+        return load_delimited(p, columns=collist, encoding_errors=encoding_errors, quoting=quoting)
     if suf in (".jsonl", ".ndjson", ".parquet"):
         return load_polars(p, columns=collist)
     if suf == ".tmx":

@@ -84,38 +84,109 @@ def _is_tatoeba(path: Path) -> bool:
     return False
 
 
-def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = None, header: bool | None = None,
-                   encoding_errors: str = "strict") -> Corpus:
-    """TSV (``.tsv``, ``.txt``: tab, no quoting) or CSV (``.csv``: RFC 4180 quoting).
+QUOTINGS = ("auto", "csv", "none")
 
+
+def _csv_rows(path: Path, delim: str, errors: str, raw: list[str] | None = None) -> Iterator[tuple[int, list[str]]]:
+    """``(line where the row starts, cells)``, RFC 4180 quoting with ``delim``: a quoted field may
+    span lines (its line endings kept, CR included); a quote left open is an error, not a swallowed
+    file. ``raw``, when given, holds the source lines of the row just yielded."""
+    # a field may be a whole document: no 128 KiB field limit (an unclosed quote still ends in an error)
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+    def lines():
+        for _, t in read_lines(path, errors=errors, keepends=True):
+            if raw is not None:
+                raw.append(t)
+            yield t
+    reader = csv.reader(lines(), delimiter=delim, strict=True)
+    start = 1
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise TokstatError(f"{'CSV' if delim == ',' else 'quoted TSV'}: {e} (a quote opened on line {start} "
+                               "is never closed?)", path=path, line=start,
+                               fix='close the quote, or double a quote inside a field ("")'
+                                   + ("" if delim == "," else "; --quoting none reads quotes as text")) from None
+        yield start, cells
+        if raw is not None:
+            raw.clear()
+        start = reader.line_num + 1
+
+
+def _tsv_quoting(path: Path, errors: str) -> str:
+    """How a TSV file quotes: ``"csv"`` when a spreadsheet-style writer quoted it (RFC 4180 with
+    tabs: fields holding a tab, newline, CR or quote are wrapped in quotes, inner quotes doubled),
+    ``"none"`` when quotes are text (Tatoeba: ``"Hi," he said.``).
+
+    A file is read as quoted only when it parses as such *and* shows it: a quoted field holding a
+    tab, line break, CR or doubled quote, or a header whose every name is quoted. A file whose
+    only quotes wrap whole fields (``"Hi."``) could be either: it is read literally, with a warning.
+    """
+    if not any(t.startswith('"') or '\t"' in t for _, t in read_lines(path, errors=errors)):
+        return "none"
+    raw: list[str] = []
+    wrapped = header_quoted = False
+    try:
+        for n, (_, cells) in enumerate(_csv_rows(path, "\t", errors, raw)):
+            lit = "".join(raw)
+            lit = lit[:len(lit) - (2 if lit.endswith("\r\n") else 1 if lit.endswith("\n") else 0)]
+            lits = lit.split("\t")
+            if len(raw) > 1 or len(lits) != len(cells):
+                return "csv"          # a field spans lines or holds a tab
+            for lc, c in zip(lits, cells):
+                if lc != c:
+                    if any(ch in c for ch in '"\r'):
+                        return "csv"  # a doubled quote or a CR inside quotes
+                    wrapped = True
+            if n == 0:
+                header_quoted = all(c.startswith('"') and c.endswith('"') and len(c) > 1 for c in lits)
+    except TokstatError:
+        return "none"                 # not valid quoting: the quotes are text
+    if header_quoted:
+        return "csv"
+    if wrapped:
+        import warnings
+
+        warnings.warn(f"{path}: fields wrapped in double quotes are read as text, quotes kept (pass "
+                      "--quoting csv if a spreadsheet wrote the file)", stacklevel=3)
+    return "none"
+
+
+def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = None, header: bool | None = None,
+                   encoding_errors: str = "strict", quoting: str = "auto") -> Corpus:
+    """TSV (``.tsv``, ``.txt``) or CSV (``.csv``: RFC 4180 quoting).
+
+    TSV ``quoting``: ``"none"`` (tabs separate, quotes are text), ``"csv"`` (RFC 4180 quoting with
+    tabs, as spreadsheets and ``pandas.to_csv(sep="\\t")`` write it) or ``"auto"``: quoted when the
+    file shows it (see :func:`_tsv_quoting`). The mode read is recorded in the corpus ``meta``.
     Tatoeba/manythings exports (``cmn.txt``: English, translation, attribution; no header) are
-    recognised: the second column's language is the file stem (``cmn`` -> ``zh``).
+    recognised: the second column's language is the file stem (``cmn`` -> ``zh``); they are never quoted.
     """
     if not path.exists():
         raise TokstatError("file not found", path=path, fix="check the path")
+    if quoting not in QUOTINGS:
+        raise TokstatError(f"unknown quoting {quoting!r}", fix=f"use one of {', '.join(QUOTINGS)}")
     delim = "," if path.suffix == ".csv" else "\t"
     tatoeba = columns is None and header is None and _is_tatoeba(path)
     if tatoeba:
         columns, header = ["en", path.stem, "_"], False
+    if delim == ",":
+        if quoting == "none":
+            raise TokstatError("--quoting none does not apply to CSV", path=path,
+                               fix="drop --quoting (CSV is always RFC 4180), or save the file as TSV")
+        quoting = "csv"
+    elif tatoeba:
+        quoting = "none" if quoting == "auto" else quoting
+    elif quoting == "auto":
+        quoting = _tsv_quoting(path, encoding_errors)
 
     def rows():
-        """(line where the row starts, cells). CSV: RFC 4180, a quoted field may span lines (its
-        newlines kept); a quote left open at the end of the file is an error, not a swallowed file."""
-        if delim == ",":
-            # a field may be a whole document: no 128 KiB field limit (an unclosed quote still ends in an error)
-            csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-            reader = csv.reader((t + "\n" for _, t in read_lines(path, errors=encoding_errors)), strict=True)
-            start = 1
-            while True:
-                try:
-                    cells = next(reader)
-                except StopIteration:
-                    return
-                except csv.Error as e:
-                    raise TokstatError(f"CSV: {e} (a quote opened on line {start} is never closed?)", path=path,
-                                       line=start, fix='close the quote, or double a quote inside a field ("")') from None
-                yield start, cells
-                start = reader.line_num + 1
+        if quoting == "csv":
+            yield from _csv_rows(path, delim, encoding_errors)
         else:
             for no, t in read_lines(path, errors=encoding_errors):
                 yield no, t.split("\t")
@@ -143,7 +214,7 @@ def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = N
             yield Segment(sid, {lang: nfc(cells[i]) for lang, i in idx.items()})
 
     return Corpus(path.stem, list(mapping), gen, [path],
-                  {"loader": "tatoeba" if tatoeba else "table", "columns": columns})
+                  {"loader": "tatoeba" if tatoeba else "table", "columns": columns, "quoting": quoting})
 
 
 def _field(obj: dict, col: str):

@@ -10,37 +10,65 @@ from ..errors import TokstatError
 BOM = b"\xef\xbb\xbf"
 
 
-def read_lines(path: Path, *, errors: str = "strict") -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)`` without the line ending; a BOM on line 1 is dropped.
+#: a longer line is refused before it is read whole (memory stays bounded whatever the file)
+MAX_LINE_BYTES = 256 << 20
 
-    Invalid UTF-8 raises an error naming the file, line and byte offset, unless ``errors="replace"``.
+
+def _line_end(raw: bytes) -> int:
+    """Length of ``raw``'s line ending (``\\r\\n`` or ``\\n``; 0 on a last line without one)."""
+    return 2 if raw.endswith(b"\r\n") else 1 if raw.endswith(b"\n") else 0
+
+
+def read_lines(path: Path, *, errors: str = "strict", keepends: bool = False,
+               max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)``, lines split on LF only; without ``keepends`` the line's own
+    ending (LF or CRLF) is removed and nothing else: a CR, U+2028 or U+0085 inside a line is text.
+    A BOM on line 1 is dropped.
+
+    Refused with the file and line: invalid UTF-8 (unless ``errors="replace"``), UTF-16/32, a line
+    over ``max_line_bytes``, and a file that is one line holding CRs (classic Mac line endings,
+    which would read as one segment).
     """
     if not path.exists():
         raise TokstatError("file not found", path=path, fix="check the path")
     check_not_utf16(path)
     offset = 0
     with open(path, "rb") as f:
-        for no, raw in enumerate(f, 1):
+        no = 0
+        held = None   # line 1 when it holds a CR: kept back until a second line shows LF endings
+        while True:
+            raw = f.readline(max_line_bytes + 1)
+            if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+                raise TokstatError(f"line {no + 1} is longer than {max_line_bytes:,} bytes", path=path, line=no + 1,
+                                   fix="split it into one segment per line (sentences or paragraphs)")
+            if held is not None:
+                if not raw:
+                    raise TokstatError("a carriage return inside the only line (CR-only line endings?)",
+                                       path=path, line=1, fix="convert the line endings to LF: tr '\\r' '\\n' < IN > OUT")
+                yield held
+                held = None
+            if not raw:
+                return
+            no += 1
             start = offset
             offset += len(raw)
             if no == 1 and raw.startswith(BOM):
                 raw = raw[3:]
                 start += 3
-            raw = raw.rstrip(b"\n").rstrip(b"\r")
-            if no == 1 and b"\r" in raw:
-                # classic Mac line endings: the whole file would read as one line
-                raise TokstatError("a carriage return inside the first line (CR-only line endings?)",
-                                   path=path, line=no, fix="convert the line endings to LF: tr '\\r' '\\n' < IN > OUT")
+            body = raw if keepends else raw[:len(raw) - _line_end(raw)]
             try:
-                text = raw.decode("utf-8")
+                text = body.decode("utf-8")
             except UnicodeDecodeError as e:
                 if errors != "replace":
                     raise TokstatError(
-                        f"invalid UTF-8 at byte offset {start + e.start} (byte 0x{raw[e.start]:02x})",
+                        f"invalid UTF-8 at byte offset {start + e.start} (byte 0x{body[e.start]:02x})",
                         path=path, line=no,
                         fix="re-encode the file as UTF-8 (iconv -f GB18030 -t UTF-8), "
                             "or pass --encoding-errors replace") from None
-                text = raw.decode("utf-8", errors="replace")
+                text = body.decode("utf-8", errors="replace")
+            if no == 1 and b"\r" in raw[:len(raw) - _line_end(raw)]:
+                held = (no, text)
+                continue
             yield no, text
 
 

@@ -95,7 +95,7 @@ CASES = {
     "po-malformed": (lambda t: ["compare", w(t / "zh.po", 'msgid "a"\nfoo bar\n'), "-t", TOK],
                      r"zh\.po:2: malformed gettext catalogue"),
     "mo-truncated": (lambda t: ["compare", w(t / "zh.mo", b"\xde\x12\x04\x95\x00\x00"), "-t", TOK],
-                     r"zh\.mo: malformed gettext catalogue: truncated or damaged file"),
+                     r"zh\.mo: truncated \.mo file \(6 bytes, the header alone is 28\).*msgfmt"),
     "unknown-format": (lambda t: ["compare", w(t / "c.xlsx", b"PK"), "-t", TOK], r"c\.xlsx: unknown corpus format '\.xlsx'"),
     "no-such-corpus": (lambda t: ["compare", str(t / "nope.tsv"), "-t", TOK], r"no corpus .*nope\.tsv.*fix: pass a path"),
     "glob-matches-nothing": (lambda t: ["compare", str(t / "shards/*.parquet"), "-t", TOK], r"no file matches"),

@@ -14,20 +14,76 @@ import polib
 
 from ..corpus import Corpus, Segment, nfc
 from ..errors import TokstatError
-from ..langs import normalize_lang
+from ..langs import normalize_lang, normalize_langs
 
 
-def catalogue_language(path: Path, cat: polib._BaseFile) -> str:
-    """The ``Language:`` header, else the file stem (``zh_CN.po``), else the locale folder."""
+#: gettext locale modifiers that name a script (``sr@latin``)
+SCRIPT_MODIFIERS = {"latin": "Latn", "cyrillic": "Cyrl", "arabic": "Arab", "devanagari": "Deva", "hebrew": "Hebr"}
+
+
+def locale_tag(locale: str) -> str:
+    """A gettext/POSIX locale name as a BCP-47 tag: charset dropped, a script modifier kept.
+
+    >>> locale_tag("sr_RS@latin"), locale_tag("zh_CN.UTF-8"), locale_tag("ca@valencia"), locale_tag("de_DE@euro")
+    ('sr-Latn-RS', 'zh-CN', 'ca-valencia', 'de-DE')
+    """
+    base, _, mod = locale.strip().partition("@")
+    parts = base.split(".")[0].replace("_", "-").split("-")
+    if mod.lower() in SCRIPT_MODIFIERS:
+        parts.insert(1, SCRIPT_MODIFIERS[mod.lower()])
+    elif 5 <= len(mod) <= 8 and mod.isalnum():
+        parts.append(mod.lower())          # a BCP-47 variant (valencia)
+    return "-".join(p for p in parts if p)
+
+
+def catalogue_locale(path: Path, cat: polib._BaseFile) -> str:
+    """The raw locale of a catalogue: its ``Language:`` header, else the file stem (``zh_CN.po``),
+    else the locale folder (``zh_CN/LC_MESSAGES/x.mo``); checked to be a language code."""
     lang = (cat.metadata.get("Language") or "").strip()
     if not lang:
         lang = path.stem if path.parent.name != "LC_MESSAGES" else path.parent.parent.name
-    return normalize_lang(lang.split(".")[0].split("@")[0], source=path)
+    tag = locale_tag(lang)
+    normalize_lang(tag, source=path)
+    return tag
+
+
+def check_mo(path: Path) -> None:
+    """Check a compiled catalogue's string tables before it is read: every string's offset and length
+    must lie inside the file (polib reads a string at a bad offset short, silently losing its entry).
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.mo"
+    >>> _ = p.write_bytes(struct.pack("<7I", 0x950412de, 0, 1, 28, 36, 0, 0) + struct.pack("<4I", 5, 9999, 1, 44) + b"ab")
+    >>> check_mo(p)
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: ...x.mo: msgid 1 of 1 points at bytes 9999-10004, past the end of the file (46 bytes) (fix: recompile the catalogue: msgfmt -o x.mo x.po)
+    """
+    data = path.read_bytes()
+    fix = f"recompile the catalogue: msgfmt -o {path.name} {path.stem}.po"
+    if len(data) < 28:
+        raise TokstatError(f"truncated .mo file ({len(data)} bytes, the header alone is 28)", path=path, fix=fix)
+    magic = struct.unpack("<I", data[:4])[0]
+    if magic not in (0x950412DE, 0xDE120495):
+        raise TokstatError("not a compiled gettext catalogue (bad magic number)", path=path, fix=fix)
+    order = "<" if magic == 0x950412DE else ">"
+    _, n, o, t = struct.unpack(order + "4I", data[4:20])
+    for table, what in ((o, "msgid"), (t, "msgstr")):
+        if table + 8 * n > len(data):
+            raise TokstatError(f"the {what} table ({n} entries at byte {table}) runs past the end of the file "
+                               f"({len(data)} bytes)", path=path, fix=fix)
+        for i in range(n):
+            length, off = struct.unpack(order + "2I", data[table + 8 * i: table + 8 * i + 8])
+            if off + length > len(data):
+                raise TokstatError(f"{what} {i + 1} of {n} points at bytes {off}-{off + length}, past the end of "
+                                   f"the file ({len(data)} bytes)", path=path, fix=fix)
 
 
 def read_catalogue(path: Path) -> polib._BaseFile:
     if not path.exists():
         raise TokstatError("file not found", path=path, fix="check the path")
+    if path.suffix == ".mo":
+        check_mo(path)
     try:
         return polib.mofile(str(path)) if path.suffix == ".mo" else polib.pofile(str(path))
     except (OSError, ValueError, UnicodeDecodeError, struct.error, IndexError) as e:
@@ -52,11 +108,13 @@ def entries(cat: polib._BaseFile) -> dict[str, str]:
     return out
 
 
-def catalogue_domain(path: Path, lang: str) -> str:
+def catalogue_domain(path: Path, tag: str) -> str:
     """The text domain of a catalogue: its file stem (``LC_MESSAGES/coreutils.mo`` -> ``coreutils``),
     or ``""`` when the stem names its language (``zh_CN.po`` in a folder of one domain)."""
+    if path.parent.name == "LC_MESSAGES":
+        return path.stem
     try:
-        if normalize_lang(path.stem.split(".")[0].split("@")[0]) == lang:
+        if normalize_lang(locale_tag(path.stem)) == normalize_lang(tag):
             return ""
     except TokstatError:
         pass
@@ -71,13 +129,16 @@ def load_gettext(paths: list[Path], *, source_lang: str = "en") -> Corpus:
     only some languages is empty in the others (counted, not dropped). Two catalogues of one
     language and domain (``zh.po`` and ``zh_CN.po``) are an error naming both.
     """
+    read = [(p, cat, catalogue_locale(p, cat)) for p in sorted(paths) for cat in [read_catalogue(p)]]
+    # one rule for every catalogue's code (see langs.normalize_langs): sr and sr@latin -> sr, sr-Latn
+    codes = normalize_langs([source_lang, *(tag for _, _, tag in read)], source=paths[0].parent if paths else None)
+    source_lang = codes[source_lang]
     cats: dict[tuple[str, str], tuple[Path, object]] = {}
-    for p in sorted(paths):
-        cat = read_catalogue(p)
-        lang = catalogue_language(p, cat)
+    for p, cat, tag in read:
+        lang = codes[tag]
         if lang == source_lang:
-            continue
-        key = (lang, catalogue_domain(p, lang))
+            continue   # a catalogue of the msgids' own language (en.po): nothing translated
+        key = (lang, catalogue_domain(p, tag))
         if key in cats:
             raise TokstatError(f"two catalogues for language {lang}{f' and domain {key[1]}' if key[1] else ''}: "
                                f"{cats[key][0]} and {p}", path=p, fix="keep one catalogue per language (and domain)")

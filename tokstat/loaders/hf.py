@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment, nfc
 from ..errors import TokstatError
+from ..langs import normalize_langs
 from .fields import lookup
 
 
@@ -65,7 +66,20 @@ def load_hf(path: str, *, config: str | None = None, split: str = "train",
     if not columns and not configs:
         raise TokstatError(f"say which column holds which language for {path}",
                            fix="pass --columns en=COL,zh=COL (or a manifest with configs)")
-    langs = list(configs or columns)
+    given = dict(configs or columns)
+    codes = normalize_langs(list(given), source=path)   # the rule of every loader (en-US -> en, ...)
+    mapped: dict[str, str] = {}
+    for raw, col in given.items():
+        if codes[raw] in mapped:
+            first = next(r for r in given if codes[r] == codes[raw])
+            raise TokstatError(f"{first!r} and {raw!r} are both language {codes[raw]}", path=path,
+                               fix="name each language once in --columns")
+        mapped[codes[raw]] = col
+    if configs:
+        configs = mapped
+    else:
+        columns = mapped
+    langs = list(mapped)
 
     def gen():
         if configs:

@@ -85,6 +85,7 @@ def _is_tatoeba(path: Path) -> bool:
 
 
 QUOTINGS = ("auto", "csv", "none")
+CR_STAND_IN = "\ufdd0"   # a noncharacter: holds a CR's place while the csv module reads the line
 
 
 def _csv_rows(path: Path, delim: str, errors: str, raw: list[str] | None = None) -> Iterator[tuple[int, list[str]]]:
@@ -94,16 +95,30 @@ def _csv_rows(path: Path, delim: str, errors: str, raw: list[str] | None = None)
     # a field may be a whole document: no 128 KiB field limit (an unclosed quote still ends in an error)
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
+    bare_cr = [False]
+
     def lines():
-        for _, t in read_lines(path, errors=errors, keepends=True):
+        for no, t in read_lines(path, errors=errors, keepends=True):
             if raw is not None:
                 raw.append(t)
+            body = t[:-2] if t.endswith("\r\n") else t
+            if "\r" in body:
+                # the csv module ends a record at a CR in an unquoted field; Python's own writer
+                # leaves such fields unquoted (with lineterminator="\n"): a CR there is text
+                if CR_STAND_IN in t:
+                    raise TokstatError("a line holds both a bare CR and U+FDD0", path=path, line=no,
+                                       fix="remove one of them")
+                bare_cr[0] = True
+                t = body.replace("\r", CR_STAND_IN) + t[len(body):]
             yield t
     reader = csv.reader(lines(), delimiter=delim, strict=True)
     start = 1
     while True:
         try:
             cells = next(reader)
+            if bare_cr[0]:
+                cells = [c.replace(CR_STAND_IN, "\r") for c in cells]
+                bare_cr[0] = False
         except StopIteration:
             return
         except csv.Error as e:
@@ -326,12 +341,16 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
 def load_sharded(paths: list[Path], *, columns: list[str] | dict[str, str] | None = None) -> Corpus:
     """Many JSONL/Parquet files with the same language columns as one corpus, read in path order;
     ``shards`` lets each worker read whole files. Ids without an id column are ``STEM:ROW``."""
-    shards = [load_polars(p, columns=columns, id_prefix=f"{p.stem}:") for p in paths]
+    # a JSONL shard without a row (a writer with more shards than rows) holds nothing to lose
+    full = [p for p in paths if p.suffix.lower() == ".parquet" or any(t.strip() for _, t in read_lines(p))]
+    if not full:
+        raise TokstatError(f"all {len(paths)} shards are empty", path=paths[0], fix="check the files")
+    shards = [load_polars(p, columns=columns, id_prefix=f"{p.stem}:") for p in full]
     langs = shards[0].languages
-    for p, sh in zip(paths, shards):
+    for p, sh in zip(full, shards):
         if sh.languages != langs:
             raise TokstatError(f"shard has languages {', '.join(sh.languages)}, the first shard "
-                               f"{paths[0].name} has {', '.join(langs)}", path=p,
+                               f"{full[0].name} has {', '.join(langs)}", path=p,
                                fix="give every shard the same language columns")
 
     def gen():

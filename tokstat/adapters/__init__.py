@@ -25,6 +25,8 @@ CONSTRUCTORS: dict[str, Callable[[str, dict[str, str]], Adapter]] = {
     "wordpiece": load_wordpiece,
     "spm": load_spm,
 }
+#: the ``?key=value`` options each kind reads; any other is an error, never silently ignored
+OPTIONS = {"tiktoken": {"pattern", "sha256"}, "hf": {"revision", "sha256"}, "wordpiece": {"lowercase", "sha256"}, "spm": {"sha256"}}
 FORMS = "tiktoken:NAME|PATH, hf:PATH/tokenizer.json|ORG/NAME, wordpiece:PATH/vocab.txt, spm:PATH.model, train:ALGO:SIZE"
 
 
@@ -39,6 +41,8 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
         k, eq, v = kv.partition("=")
         if not eq:
             raise TokstatError(f"option {kv!r} in {spec!r} is not key=value", fix="write ?key=value&key=value")
+        if k in opts:
+            raise TokstatError(f"option {k!r} given twice in {spec!r}", fix="give each option once")
         opts[k] = v
     return kind, target, opts
 
@@ -53,6 +57,14 @@ def load_tokenizer(spec: str | Adapter) -> Adapter:
                            fix="pass it to tokstat.compare(corpus, [...]) or train it with tokstat.train()")
     if kind not in CONSTRUCTORS:
         raise TokstatError(f"unknown tokenizer kind {kind!r} in {spec!r}", fix=f"write one of: {FORMS}")
+    unknown = sorted(set(opts) - OPTIONS[kind])
+    if unknown:
+        raise TokstatError(f"{kind}: specs take no option {', '.join(unknown)} ({spec!r})",
+                           fix=f"{kind}: specs take " + ", ".join(f"?{o}=" for o in sorted(OPTIONS[kind])))
+    if kind == "tiktoken" and "pattern" in opts and not (target.endswith((".tiktoken", ".json")) or "/" in target
+                                                         or "." in target):
+        raise TokstatError(f"?pattern= is for ranks files; the encoding {target!r} has its own split pattern",
+                           fix=f"drop ?pattern=, or pass a ranks file: tiktoken:PATH/{target}.tiktoken?pattern=NAME")
     adapter = CONSTRUCTORS[kind](target, opts)
     check_pin(spec, adapter.file_hash, opts.get("sha256"), path=target)
     return adapter

@@ -58,6 +58,8 @@ def load_presets(extra: str | Path | None = None) -> dict[str, ModelConfig]:
     data = tomllib.loads(resources.files("tokstat.cost").joinpath("presets.toml").read_text(encoding="utf-8"))
     if extra is not None:
         p = Path(extra)
+        if not p.is_file():
+            raise TokstatError("models file not found", path=p, fix="check the path (a TOML file of [name] tables)")
         try:
             data.update(tomllib.loads(p.read_text(encoding="utf-8")))
         except (OSError, tomllib.TOMLDecodeError) as e:

@@ -99,6 +99,9 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
         return load_corpus(Path(spec).absolute(), columns=columns, split=split, encoding_errors=encoding_errors,
                            langmap=langmap, source_lang=source_lang, quoting=quoting)
     if spec in BUNDLED:
+        if split is not None:
+            raise TokstatError(f"--split applies to Hugging Face datasets, not to the bundled corpus {spec}",
+                               fix="drop --split")
         c = load_delimited(corpora_dir() / BUNDLED[spec] / "sample.tsv", encoding_errors=encoding_errors)
         c.name = BUNDLED[spec]
         return c
@@ -117,6 +120,9 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
         if bad:
             raise TokstatError("a sharded corpus is JSONL or Parquet files only", path=bad[0],
                                fix="narrow the pattern, e.g. 'data/*.parquet'")
+        if split is not None:
+            raise TokstatError("--split applies to Hugging Face datasets, not to sharded files",
+                               fix="drop --split, or narrow the pattern to the split's files")
         return load_sharded(paths, columns=columns)
     if not p.exists():
         ms = manifests()
@@ -124,6 +130,10 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
             return _from_manifest(ms[spec], split=split)
         raise TokstatError(f"no corpus {spec!r}: not a file, folder, bundled name or manifest",
                            fix=f"pass a path, hf:ID, or one of: {', '.join([*BUNDLED, *ms])}")
+    if split is not None and not (p.is_dir() and any((p / f).exists() for f in (
+            "dataset_info.json", "dataset_dict.json", "state.json"))):
+        raise TokstatError(f"--split applies to Hugging Face datasets, not to {p.name}", path=p,
+                           fix="drop --split (a file holds one split)")
     collist = columns   # a list (languages of the columns in order) or a dict (language -> column name)
 
     def no_columns(kind: str) -> None:

@@ -53,6 +53,9 @@ def _open(path: str, config: str | None, split: str):
         raise
     except Exception as e:  # network, missing dataset, bad config: one line that names the fix
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if p.is_dir():
+            raise TokstatError(f"cannot read the saved dataset ({first})", path=p,
+                               fix="save it again with Dataset.save_to_disk (a file of it is damaged or missing)") from None
         raise TokstatError(f"cannot load Hugging Face dataset {path!r}"
                            f"{f' config {config!r}' if config else ''}: {first}",
                            fix="check the id/config, run once with network so it is cached, "

@@ -1,6 +1,8 @@
-"""Malformed input, through the command line: each case exits 2 with one line on stderr that names
-the file (and line where there is one), says what is wrong and how to fix it; never a traceback,
-and nothing is written."""
+"""Hostile input, through the command line: every corpus format, tokenizer kind, command and option.
+Each case exits 2 with one line on stderr that names the file (and line where there is one), says
+what is wrong and how to fix it; never a traceback; no file is created, and no file — input or an
+earlier output, which several cases plant where the run would write — is changed (sha256 before and
+after). The exit-0 cases at the end assert the data that unusual but valid input must give."""
 
 from __future__ import annotations
 
@@ -33,6 +35,44 @@ def ranks_file(p: Path, n: int = 300) -> str:
 
 def conllu(sent: str) -> str:
     return f"# sent_id = s1\n# text = {sent}\n1\t{sent}\t_\tX\t_\t_\t0\troot\t_\t_\n\n"
+
+
+def hf_disk(p: Path, data: dict) -> str:
+    """A ``datasets`` ``save_to_disk`` folder."""
+    import datasets
+
+    datasets.disable_progress_bar()
+    datasets.Dataset.from_dict(data).save_to_disk(str(p))
+    return str(p)
+
+
+def damaged_arrow(p: Path) -> str:
+    hf_disk(p, {"en": ["a"] * 50, "zh": ["b"] * 50})
+    f = next(p.glob("*.arrow"))
+    f.write_bytes(f.read_bytes()[:100])
+    return str(p)
+
+
+def mo_bad_offset(p: Path) -> str:
+    """A .mo file whose one msgid points past the end of the file."""
+    import struct
+
+    return w(p, struct.pack("<7I", 0x950412DE, 0, 1, 28, 36, 0, 0) + struct.pack("<4I", 5, 9999, 1, 44) + b"ab")
+
+
+def results_csv(p: Path) -> str:
+    """A real compare result (to feed cost/report), computed once per session."""
+    src = _RESULTS.get("csv")
+    if src is None:
+        from tokstat import compare
+
+        _RESULTS["csv"] = src = compare(SAMPLE, [TOK], n_boot=0, workers=1).write_csv()
+    return w(p, src)
+
+
+_RESULTS: dict[str, str] = {}
+EARLIER = "an earlier output\n"
+COST = ["--model", "llama2-7b", "--gpu", "h100-sxm"]
 
 
 def _bad_utf8_parquet(p: Path) -> str:
@@ -204,7 +244,162 @@ CASES = {
     "wordpiece-lowercase-maybe": (lambda t: ["compare", SAMPLE, "-t", "wordpiece:" + w(t / "v/vocab.txt", "[UNK]\n") + "?lowercase=maybe"],
                                   r"\?lowercase=maybe is not true or false"),
     "heldout-out-of-range": (lambda t: ["sweep", SAMPLE, "--heldout", "1.5"], r"held-out fraction 1\.5 is not in"),
+    # --- every format, tokenizer kind and command (added with the input-fidelity issue)
+    "tatoeba-invalid-utf8": (lambda t: ["corpus", "info", w(t / "cmn.txt", b"Hi.\t\xff\tCC-BY 2.0 (France) x\n")],
+                             r"cmn\.txt:1: invalid UTF-8 at byte offset 4"),
+    "hf-disk-missing-column": (lambda t: ["corpus", "info", hf_disk(t / "d", {"en": ["a"], "zh": ["b"]}), "--columns", "en=en,zh=nope"],
+                               r"d: no column 'nope' for zh \(the rows have: en, zh\)"),
+    "hf-disk-int-column": (lambda t: ["corpus", "info", hf_disk(t / "d", {"en": ["a"], "zh": [1]}), "--columns", "en=en,zh=zh"],
+                           r"d: column 'zh' \(zh\) holds int values, not text \(row 1\)"),
+    "hf-disk-struct-column": (lambda t: ["corpus", "info", hf_disk(t / "d", {"en": ["a"], "zh": [{"x": "b"}]}),
+                                         "--columns", "en=en,zh=zh"], r"holds dict values, not text.*dotted names"),
+    "hf-disk-damaged-arrow": (lambda t: ["corpus", "info", damaged_arrow(t / "d"), "--columns", "en=en,zh=zh"],
+                              r"d: cannot read the saved dataset.*fix: save it again"),
+    "hf-disk-no-columns": (lambda t: ["corpus", "info", hf_disk(t / "d", {"en": ["a"], "zh": ["b"]})],
+                           r"say which column holds which language"),
+    "hf-disk-language-twice": (lambda t: ["corpus", "info", hf_disk(t / "d", {"en": ["a"], "zh": ["b"]}), "--columns", "en=en,eng=zh"],
+                               r"d: 'en' and 'eng' are both language en"),
+    "hf-disk-unknown-split": (lambda t: ["corpus", "info", _hf_dict(t / "dd"), "--columns", "en=en,zh=zh", "--split", "test"],
+                              r"dd: split 'test' not in \['train'\]"),
+    "hf-hub-not-cached": (lambda t: ["corpus", "info", "hf:nobody/no-such-dataset", "--columns", "en=en,zh=zh"],
+                          r"cannot load Hugging Face dataset 'nobody/no-such-dataset'.*fix:"),
+    "hf-columns-not-pairs": (lambda t: ["corpus", "info", "hf:nobody/x", "--columns", "en,zh"],
+                             r"for hf: corpora give columns as lang=COLUMN"),
+    "mo-bad-offset": (lambda t: ["corpus", "info", mo_bad_offset(t / "zh.mo")],
+                      r"zh\.mo: msgid 1 of 1 points at bytes 9999-10004, past the end of the file \(46 bytes\)"),
+    "mo-bad-magic": (lambda t: ["corpus", "info", w(t / "zh.mo", b"\x00" * 40)], r"zh\.mo: not a compiled gettext catalogue"),
+    "po-two-catalogues-one-language": (lambda t: [w(t / "p/zh.po", 'msgid "a"\nmsgstr "甲"\n'),
+                                                  w(t / "p/zh_CN.po", 'msgid "a"\nmsgstr "甲"\n'), "corpus", "info", str(t / "p")][2:],
+                                       r"two catalogues for language zh: .*zh\.po and .*zh_CN\.po"),
+    "po-only-source-language": (lambda t: ["corpus", "info", w(t / "en.po", 'msgid ""\nmsgstr "Language: en\\n"\n\nmsgid "a"\nmsgstr "a"\n')],
+                                r"en\.po: no translated catalogue found"),
+    "po-unknown-language": (lambda t: ["corpus", "info", w(t / "xx_bogus1.po", 'msgid "a"\nmsgstr "b"\n')],
+                            r"xx_bogus1\.po: unknown language code"),
+    "tmx-invalid-utf8": (lambda t: ["corpus", "info", w(t / "c.tmx", b'<tmx><body><tu><tuv xml:lang="en"><seg>\xff</seg></tuv></tu></body></tmx>')],
+                         r"c\.tmx:1: invalid UTF-8 at byte offset 39"),
+    "tmx-two-tuvs-one-language": (lambda t: ["corpus", "info", w(t / "c.tmx", '<tmx><body><tu tuid="7"><tuv xml:lang="en"><seg>a</seg></tuv>'
+                                                                      '<tuv xml:lang="EN"><seg>b</seg></tuv></tu></body></tmx>')],
+                                  r"c\.tmx: two <tuv>s of language en in one <tu> \(tu 7\)"),
+    "tmx-unknown-language": (lambda t: ["corpus", "info", w(t / "c.tmx", '<tmx><body><tu><tuv xml:lang="qqqqq1"><seg>a</seg></tuv></tu></body></tmx>')],
+                             r"c\.tmx: unknown language code 'qqqqq1'"),
+    "tmx-external-entity": (lambda t: ["corpus", "info", w(t / "x.tmx", '<?xml version="1.0"?><!DOCTYPE t [<!ENTITY x SYSTEM '
+                                                        '"file:///etc/passwd">]><tmx><body><tu><tuv xml:lang="en"><seg>&x;</seg>'
+                                                        '</tuv></tu></body></tmx>')], r"x\.tmx:1: malformed TMX: undefined entity &x;"),
+    "textdir-unknown-language": (lambda t: [w(t / "d/en.txt", "a\n"), w(t / "d/zzzzzz.txt", "b\n"), "corpus", "info", str(t / "d")][2:],
+                                 r"zzzzzz\.txt: unknown language code 'zzzzzz'"),
+    "textdir-invalid-utf8-second-file": (lambda t: [w(t / "d/en.txt", "a\nb\n"), w(t / "d/zh.txt", b"x\n\xc3\n"), "corpus", "info",
+                                                    str(t / "d")][2:], r"zh\.txt:2: invalid UTF-8 at byte offset 2"),
+    "textdir-cr-only": (lambda t: [w(t / "d/en.txt", "a\rb\r"), w(t / "d/zh.txt", "x\ny\n"), "corpus", "info", str(t / "d")][2:],
+                        r"en\.txt:1: a carriage return inside the only line"),
+    "textdir-utf16": (lambda t: [w(t / "d/en.txt", "a\nb\n"), w(t / "d/zh.txt", "甲\n乙\n".encode("utf-16")), "corpus", "info",
+                                 str(t / "d")][2:], r"zh\.txt: the file is UTF-16"),
+    "tsv-quoting-csv-unclosed": (lambda t: ["corpus", "info", w(t / "q.tsv", 'en\tzh\n"a\tb\n'), "--quoting", "csv"],
+                                 r"q\.tsv:2: quoted TSV: unexpected end of data.*--quoting none reads quotes as text"),
+    "quoting-on-jsonl": (lambda t: ["corpus", "info", w(t / "c.jsonl", '{"en":"a","zh":"b"}\n'), "--quoting", "csv"],
+                         r"--quoting csv applies to TSV files only"),
+    "quoting-none-on-csv": (lambda t: ["corpus", "info", w(t / "c.csv", "en,zh\na,b\n"), "--quoting", "none"],
+                            r"--quoting none applies to TSV files only"),
+    "split-on-a-tsv": (lambda t: ["corpus", "info", SAMPLE, "--split", "test"], r"--split applies to Hugging Face datasets"),
+    "split-on-bundled": (lambda t: ["compare", "sample", "-t", TOK, "--split", "test"], r"--split applies to Hugging Face datasets"),
+    "jsonl-list-not-text": (lambda t: ["corpus", "info", w(t / "c.jsonl", '{"en":["a"],"zh":"b"}\n')],
+                            r"c\.jsonl:1: expected text, found list"),
+    "jsonl-bool-id-language-missing": (lambda t: ["corpus", "info", w(t / "c.jsonl", '{"id": true, "text": "a"}\n')],
+                                       r"c\.jsonl: no column is named by a language code"),
+    "parquet-int-column": (lambda t: ["corpus", "info", _parquet(t / "i.parquet", {"en": ["a"], "zh": [1]})],
+                           r"i\.parquet: expected text, found int"),
+    "shard-malformed-second": (lambda t: [w(t / "s/a.jsonl", '{"en":"a","zh":"b"}\n'), w(t / "s/b.jsonl", '{"en":"a",\n'),
+                                          "corpus", "info", str(t / "s")][2:], r"b\.jsonl:1: malformed JSON"),
+    "shards-all-empty": (lambda t: [w(t / "s/a.jsonl", ""), w(t / "s/b.jsonl", "\n"), "corpus", "info", str(t / "s")][2:],
+                         r"a\.jsonl: all 2 shards are empty"),
+    "manifest-hub-offline": (lambda t: ["corpus", "info", "news-commentary"],
+                             r"news-commentary\.toml: cannot load Hugging Face dataset.*\[manifest news-commentary\.toml\].*download"),
+    # --- text too long to count
+    "max-chars-exceeded": (lambda t: ["compare", w(t / "l.tsv", "en\tzh\n" + "a" * 200 + "\tb\n"), "-t", TOK, "--max-chars", "100"],
+                           r"l\.tsv: segment 1 \(en\) has 200 characters, over the limit of 100.*--max-chars 200"),
+    "max-chars-joined": (lambda t: ["compare", SAMPLE, "-t", TOK, "--join", "--max-chars", "1000"],
+                         r"the joined en text has [\d,]+ characters.*drop --join"),
+    "max-chars-zero": (lambda t: ["compare", SAMPLE, "-t", TOK, "--max-chars", "0"], r"--max-chars must be at least 1"),
+    "sweep-max-chars": (lambda t: ["sweep", SAMPLE, "--sizes", "300", "--max-chars", "10"], r"over the limit of 10 per text"),
+    # --- tokenizer kinds and their options
+    "tiktoken-pattern-on-named-encoding": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:cl100k_base?pattern=nope"],
+                                           r"\?pattern= is for ranks files"),
+    "tiktoken-unknown-option": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:cl100k_base?lowercase=true"],
+                                r"tiktoken: specs take no option lowercase"),
+    "option-given-twice": (lambda t: ["compare", SAMPLE, "-t", "tiktoken:cl100k_base?sha256=22&sha256=33"],
+                           r"option 'sha256' given twice"),
+    "spm-unknown-option": (lambda t: ["compare", SAMPLE, "-t", "spm:x.model?lowercase=1"], r"spm: specs take no option lowercase"),
+    "hf-unknown-model-type": (lambda t: ["compare", SAMPLE, "-t", "hf:" + w(t / "tokenizer.json", json.dumps(
+        {"version": "1.0", "model": {"type": "Magic"}}))], r"tokenizer\.json: not a valid tokenizer\.json"),
+    "hf-hub-tokenizer-not-cached": (lambda t: ["compare", SAMPLE, "-t", "hf:nobody/no-such-model"], r"no-such-model.*fix:"),
+    "wordpiece-empty-vocab": (lambda t: ["compare", SAMPLE, "-t", "wordpiece:" + w(t / "v/vocab.txt", "")],
+                              r"vocab\.txt: not a WordPiece vocab\.txt"),
+    "train-size-zero": (lambda t: ["compare", SAMPLE, "-t", "train:bpe:0"], r"bad training spec train:bpe:0"),
+    "train-seed-not-int": (lambda t: ["compare", SAMPLE, "-t", "train:bpe:300?seed=abc"], r"bad \?heldout= or \?seed="),
+    "train-unknown-option": (lambda t: ["compare", SAMPLE, "-t", "train:bpe:300?colour=red"], r"unknown option\(s\) colour"),
+    # --- train, sweep
+    "train-vocab-size-zero": (lambda t: ["train", SAMPLE, "--algo", "bpe", "--vocab-size", "0", "--out", str(t / "o")],
+                              r"vocabulary size must be positive"),
+    "train-mix-unknown-language": (lambda t: ["train", SAMPLE, "--algo", "bpe", "--vocab-size", "300", "--mix", "fr=0.5,en=0.5",
+                                              "--out", str(t / "o")], r"--mix names languages without training text: fr"),
+    "train-heldout-zero": (lambda t: ["train", SAMPLE, "--algo", "bpe", "--vocab-size", "300", "--heldout", "0",
+                                      "--out", str(t / "o")], r"held-out fraction 0 is not in"),
+    "train-out-is-a-file": (lambda t: ["train", SAMPLE, "--algo", "bpe", "--vocab-size", "300", "--out", w(t / "o", EARLIER)],
+                            r"o.*(not a folder|is a file)"),
+    "sweep-size-zero": (lambda t: ["sweep", SAMPLE, "--sizes", "0,300"], r"bad --sizes '0,300': 0 is not positive"),
+    "sweep-sizes-empty": (lambda t: ["sweep", SAMPLE, "--sizes", ""], r"no vocabulary sizes in --sizes"),
+    "sweep-plot-wrong-suffix": (lambda t: ["sweep", SAMPLE, "--sizes", "300", "--plot", str(t / "p.jpg")],
+                                r"p\.jpg: --plot must end in \.png"),
+    "sweep-out-is-the-corpus": (lambda t: ["sweep", w(t / "c.csv", "en,zh\na,b\n"), "--sizes", "300", "--out", str(t / "c.csv")],
+                                r"c\.csv: --out is an input of this run"),
+    # --- cost, model-info, report
+    "cost-results-missing": (lambda t: ["cost", "--results", str(t / "none.csv"), *COST, "--train-tokens", "1e12"],
+                             r"none\.csv: result file not found"),
+    "cost-results-not-compare": (lambda t: ["cost", "--results", w(t / "r.csv", "a,b\n1,2\n"), *COST, "--train-tokens", "1e12"],
+                                 r"results lack columns"),
+    "cost-price-nan": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-tokens", "1e12", "--price", "nan"],
+                       r"--price must be a finite positive number, got nan"),
+    "cost-price-negative": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-tokens", "1e12", "--price", "-2"],
+                            r"--price must be a finite positive number, got -2"),
+    "cost-train-chars-inf": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-chars", "inf"],
+                             r"train.chars.*(finite|inf)"),
+    "cost-both-amounts": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-chars", "1e9", "--train-tokens", "1e9"],
+                          r"pass exactly one of --train-chars, --train-tokens"),
+    "cost-mfu-over-one": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-tokens", "1e12", "--mfu", "1.5"],
+                          r"MFU must be in \(0, 1\], got 1\.5"),
+    "cost-gpus-zero": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-tokens", "1e12", "--gpus", "0"],
+                       r"--gpus and --batch must be at least 1"),
+    "cost-mix-negative": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-tokens", "1e12", "--mix", "zh=-1,en=2"],
+                          r"bad --mix 'zh=-1,en=2': weight -1"),
+    "cost-out-is-results": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-tokens", "1e12",
+                                       "--out", str(t / "r.csv")], r"r\.csv: --out is an input of this run"),
+    "cost-earlier-out-kept": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--train-tokens", "1e12",
+                                         "--mfu", "0", "--out", w(t / "old.csv", EARLIER)], r"MFU must be in"),
+    "model-info-layers-zero": (lambda t: ["model-info", "--model", "llama2-7b", "--layers", "0"], r"layers must be positive, got 0"),
+    "model-info-bad-toml": (lambda t: ["model-info", "--model", "x", "--models-file", w(t / "m.toml", "[x\nd_model=")],
+                            r"m\.toml: cannot read model presets"),
+    "model-info-models-file-missing": (lambda t: ["model-info", "--model", "x", "--models-file", str(t / "none.toml")],
+                                       r"none\.toml: models file not found"),
+    "report-nothing": (lambda t: ["report", "--out", str(t / "r.html")], r"no result files given"),
+    "report-results-not-a-table": (lambda t: ["report", w(t / "x.csv", "a,b\n1,2\n"), "--out", str(t / "r.html")],
+                                   r"x\.csv: not a tokstat compare, sweep or cost result"),
+    "report-out-wrong-suffix": (lambda t: ["report", "--corpus", SAMPLE, "-t", TOK, "--out", str(t / "r.pdf")],
+                                r"r\.pdf: --out must end in \.html"),
+    "report-results-and-corpus": (lambda t: ["report", results_csv(t / "r.csv"), "--corpus", SAMPLE, "-t", TOK, "--out", str(t / "r.html")],
+                                  r"pass result files or --corpus, not both"),
+    "report-earlier-html-kept": (lambda t: ["report", "--corpus", SAMPLE, "-t", "magic:x", "--out", w(t / "r.html", EARLIER)],
+                                 r"unknown tokenizer kind 'magic'"),
+    "compare-earlier-outputs-kept": (lambda t: ["compare", SAMPLE, "-t", TOK, "--pivot", "fr", "--out", w(t / "o.csv", EARLIER),
+                                                "--segments-out", w(t / "s.parquet", EARLIER)], r"pivot language 'fr'"),
 }
+
+
+def _hf_dict(p: Path) -> str:
+    import datasets
+    from datasets import Dataset, DatasetDict
+
+    datasets.disable_progress_bar()
+    DatasetDict({"train": Dataset.from_dict({"en": ["a"], "zh": ["b"]})}).save_to_disk(str(p))
+    return str(p)
 
 
 def _parquet(p: Path, data: dict) -> str:
@@ -231,19 +426,38 @@ def test_every_corpus_command_takes_every_corpus_option():
         assert wanted <= opts, (name, wanted - opts)
 
 
+def _snapshot(root: Path) -> dict[str, str | None]:
+    """Every path under ``root`` with its content's sha256 (None for a folder)."""
+    import hashlib
+
+    return {str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None)
+            for p in sorted(root.rglob("*"))}
+
+
+def test_there_are_enough_cases_across_formats_kinds_and_commands():
+    """The issue's floor: at least 80 cases, touching every command and every tokenizer kind."""
+    assert len(CASES) >= 80
+    src = Path(__file__).read_text(encoding="utf-8")
+    for word in ('"corpus", "info"', '"compare"', '"train"', '"sweep"', '"cost"', '"model-info"', '"report"',
+                 "tiktoken:", "hf:", "wordpiece:", "spm:", "train:", ".tsv", ".csv", "cmn.txt", ".jsonl", ".parquet",
+                 ".tmx", ".conllu", ".po", ".mo", "hf_disk", "d/en.txt", "s/a."):
+        assert src.count(word) >= 2, word
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_malformed_input_gives_one_line(name, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     build, pattern = CASES[name]
     argv = build(tmp_path)
-    before = {p for p in tmp_path.rglob("*")}
+    before = _snapshot(tmp_path)
+    capsys.readouterr()   # what building the case printed
     rc = main(argv)
     err = capsys.readouterr().err.strip()
     assert rc == 2, (rc, err)
     assert "Traceback" not in err and len(err.splitlines()) == 1, err
     assert err.startswith("tokstat: error: ") and "(fix: " in err, err
     assert re.search(pattern, err), err
-    assert {p for p in tmp_path.rglob("*")} == before   # nothing written, no temporary file left
+    assert _snapshot(tmp_path) == before   # nothing created, changed or left behind
 
 
 def test_unusual_but_valid_jsonl_loads_correctly(tmp_path):
@@ -268,3 +482,75 @@ def test_a_local_folder_named_like_the_bundled_corpus_wins(tmp_path, monkeypatch
     assert ": 2 segments" in cap.out and "not the bundled corpus" in cap.err
     assert main(["corpus", "info", "bundled:sample"]) == 0
     assert ": 400 segments" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- unusual but valid: the right data
+
+def test_spreadsheet_tsv_is_unquoted_and_tatoeba_style_quotes_stay_text(tmp_path):
+    """A TSV from a spreadsheet writer (``"Look," she said.`` written as ``\"\"\"Look,\"\" she said.\"``)
+    loads the sentence, not 4 extra characters; literal quotes in a plain TSV stay as they are."""
+    import csv
+    import io
+
+    from tokstat import load_corpus
+
+    buf = io.StringIO(newline="")
+    csv.writer(buf, delimiter="\t", lineterminator="\n").writerows([["en", "zh"], ['"Look," she said.', "“看，”她说。"],
+                                                                    ["tab\there", "制表"]])
+    q = load_corpus(w(tmp_path / "q.tsv", buf.getvalue()))
+    assert [s.texts["en"] for s in q] == ['"Look," she said.', "tab\there"] and q.meta["quoting"] == "csv"
+    lit = load_corpus(w(tmp_path / "l.tsv", 'en\tzh\n"Look," she said.\t看\n"More?" "No."\t不\n'))
+    assert [s.texts["en"] for s in lit] == ['"Look," she said.', '"More?" "No."'] and lit.meta["quoting"] == "none"
+    forced = load_corpus(w(tmp_path / "f.tsv", 'en\tzh\n"Hi."\t"嗨"\n'), quoting="csv")
+    assert [s.texts for s in forced] == [{"en": "Hi.", "zh": "嗨"}]
+
+
+def test_same_pairs_in_two_formats_share_the_signature(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    w(tmp_path / "c.tsv", "id\ten\tzh\n1\thello\t你好\n2\tbye\t再见\n")
+    w(tmp_path / "c.jsonl", '{"id": "1", "en": "hello", "zh": "你好"}\n{"id": "2", "en": "bye", "zh": "再见"}\n')
+    sigs = []
+    for f in ("c.tsv", "c.jsonl"):
+        assert main(["compare", f, "-t", TOK, "--quiet"]) == 0
+        sigs.append(re.findall(r"corpus:\w+@([0-9a-f]{8})", capsys.readouterr().out))
+    assert sigs[0] and sigs[0] == sigs[1]
+
+
+def test_a_tokenizer_trained_on_tsv_is_scored_held_out_on_the_same_pairs_in_jsonl(tmp_path, monkeypatch, capsys):
+    """The fingerprint is the content: the corpus saved as JSONL is the corpus it was trained on."""
+    import polars as pl
+
+    from tokstat import load_corpus
+
+    monkeypatch.chdir(tmp_path)
+    src = load_corpus(SAMPLE)
+    pl.DataFrame([{"id": s.id, **s.texts} for s in src]).write_ndjson(tmp_path / "same.jsonl")
+    assert main(["train", SAMPLE, "--algo", "bpe", "--vocab-size", "400", "--out", "tok", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["compare", "same.jsonl", "-t", "hf:tok/tokenizer.json", "--quiet", "--out", "r.csv"]) == 0
+    err = capsys.readouterr().err
+    assert "trained on" not in err
+    held = sum(1 for s in src if __import__("tokstat.split", fromlist=["x"]).Split().is_heldout(s.id))
+    assert pl.read_csv("r.csv")["segments"].to_list() == [held, held]
+
+
+def test_gettext_script_variants_and_regional_english_are_their_own_languages(tmp_path):
+    from tokstat import load_corpus
+
+    for loc, text in (("sr", "здраво"), ("sr@latin", "zdravo"), ("en_GB", "colour")):
+        w(tmp_path / "p" / f"{loc}.po", f'msgid ""\nmsgstr "Language: {loc}\\n"\n\nmsgid "hello"\nmsgstr "{text}"\n')
+    c = load_corpus(tmp_path / "p")
+    assert sorted(c.languages) == ["en", "en-GB", "sr", "sr-Latn"]
+    (seg,) = list(c)
+    assert seg.texts == {"en": "hello", "en-GB": "colour", "sr": "здраво", "sr-Latn": "zdravo"}
+
+
+def test_cr_inside_lines_is_text_and_an_empty_shard_is_no_loss(tmp_path):
+    from tokstat import load_corpus
+
+    w(tmp_path / "d/en.txt", "a\rb\nc\n")
+    w(tmp_path / "d/zh.txt", "甲\n乙\r\n")
+    assert [s.texts for s in load_corpus(tmp_path / "d")] == [{"en": "a\rb", "zh": "甲"}, {"en": "c", "zh": "乙"}]
+    w(tmp_path / "s/a.jsonl", "")
+    w(tmp_path / "s/b.jsonl", '{"en": "x", "zh": "乙"}\n')
+    assert [s.texts for s in load_corpus(tmp_path / "s")] == [{"en": "x", "zh": "乙"}]

@@ -100,3 +100,41 @@ def test_disk_full_or_denied_while_writing_replaces_nothing(tmp_path, monkeypatc
     assert rc == 2 and len(out.splitlines()) == 1 and os.strerror(err) in out and "s.parquet" in out, out
     assert (tmp_path / "o.csv").read_text() == "earlier\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"]
+
+
+@pytest.mark.parametrize("err", [28, 13])   # ENOSPC, EACCES
+@pytest.mark.parametrize("cmd", ["train", "report", "cost"])
+def test_disk_full_or_denied_in_every_writing_command(tmp_path, monkeypatch, capsys, err, cmd):
+    """train (a folder), report (an HTML page and a PNG folder) and cost (a table): a failing write
+    is one line, exit 2; the earlier output stays as it was and nothing else is left behind."""
+    from pathlib import Path as P
+
+    monkeypatch.chdir(tmp_path)
+    if cmd == "cost":
+        assert main(["compare", "sample", "-t", "tiktoken:cl100k_base", "--out", "r.csv", "--quiet"]) == 0
+    earlier = {"train": "tok/tokenizer.json", "report": "r.html", "cost": "c.csv"}[cmd]
+    P(earlier).parent.mkdir(exist_ok=True)
+    P(earlier).write_text("earlier\n")
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    real = P.write_bytes
+
+    def failing(self, data):
+        if ".tmp" in str(self):   # the temporary copies every writer makes first
+            real(self, data[: len(data) // 2])
+            raise OSError(err, os.strerror(err))
+        return real(self, data)
+
+    import tokstat.io as tio
+
+    monkeypatch.setattr(P, "write_bytes", failing)
+    monkeypatch.setattr(tio, "_write_df", lambda df, path, suf: failing(P(path), b"partial table"))
+    argv = {"train": ["train", "sample", "--algo", "bpe", "--vocab-size", "300", "--out", "tok", "--quiet"],
+            "report": ["report", "--corpus", "sample", "-t", "tiktoken:cl100k_base", "--out", "r.html", "--png", "figs",
+                       "--quiet"],
+            "cost": ["cost", "--results", "r.csv", "--model", "llama2-7b", "--gpu", "h100-sxm", "--train-tokens", "1e12",
+                     "--out", "c.csv"]}[cmd]
+    rc = main(argv)
+    out = capsys.readouterr().err.strip()
+    assert rc == 2 and len(out.splitlines()) == 1 and os.strerror(err) in out and "Traceback" not in out, out
+    assert P(earlier).read_text() == "earlier\n"
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before

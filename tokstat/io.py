@@ -100,23 +100,42 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
         Path(tmp).unlink(missing_ok=True)
 
 
+WRITE_FIX = "free space or choose a folder you can write to; no output was replaced"
+
+
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically."""
-    with atomic_path(path) as tmp:
-        Path(tmp).write_bytes(data)
+    """Write ``data`` to ``path`` atomically (an OS failure is one error line; nothing is replaced)."""
+    try:
+        with atomic_path(path) as tmp:
+            Path(tmp).write_bytes(data)
+    except OSError as e:
+        raise TokstatError(f"cannot write: {e.strerror or e}", path=path, fix=WRITE_FIX) from None
 
 
 def write_files(folder: str | os.PathLike, files: dict[str, bytes]) -> None:
-    """Write ``files`` into ``folder`` as one unit: into a temporary sibling folder first, each file
-    then renamed into ``folder`` only when all are written (other files in ``folder`` are kept)."""
+    """Write ``files`` into ``folder`` as one unit: all are written into a temporary sibling folder
+    first; a new ``folder`` is that folder renamed into place, an existing one receives each file
+    by rename (its other files are kept). A failure (disk full, permission denied, an interrupt)
+    leaves neither a partial file nor a new, empty folder behind."""
     d = Path(folder)
-    d.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{d.name}.", suffix=".tmp", dir=d.parent))
+    try:
+        d.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{d.name}.", suffix=".tmp", dir=d.parent))
+    except OSError as e:
+        raise TokstatError(f"cannot write: {e.strerror or e}", path=d, fix=WRITE_FIX) from None
     try:
         for name, data in files.items():
             (tmp / name).write_bytes(data)
+        if not d.exists():
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o777 & ~umask)   # mkdtemp makes 0700 folders
+            os.rename(tmp, d)               # the folder appears whole
+            return
         for name in files:
             os.replace(tmp / name, d / name)
+    except OSError as e:
+        raise TokstatError(f"cannot write: {e.strerror or e}", path=d, fix=WRITE_FIX) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -142,8 +161,7 @@ def write_tables(tables: dict[str | os.PathLike, pl.DataFrame]) -> list[Path]:
             try:
                 _write_df(df, stack.enter_context(atomic_path(p)), p.suffix.lower())
             except OSError as e:   # disk full, permission denied, ...: nothing is replaced
-                raise TokstatError(f"cannot write: {e.strerror or e}", path=p,
-                                   fix="free space or choose a folder you can write to; no output was replaced") from None
+                raise TokstatError(f"cannot write: {e.strerror or e}", path=p, fix=WRITE_FIX) from None
     return paths
 
 

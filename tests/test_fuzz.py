@@ -134,7 +134,9 @@ def test_ten_megabyte_line(tmp_path):
     line = ("The quick brown fox 你好世界。" * 420_000)[:10_000_000]
     p = tmp_path / "c.tsv"
     p.write_text(f"en\tzh\n{line}\t{line}\n", encoding="utf-8")
-    df = compare(str(p), [load_tokenizer("tiktoken:cl100k_base")], n_boot=0, workers=1)
+    with pytest.raises(TokstatError, match=r"segment 1 \(en\) has 10,000,000 characters, over the limit of 1,000,000"):
+        compare(str(p), [load_tokenizer("tiktoken:cl100k_base")], n_boot=0, workers=1)
+    df = compare(str(p), [load_tokenizer("tiktoken:cl100k_base")], n_boot=0, workers=1, max_chars=len(line))
     assert df["chars"].to_list() == [len(line), len(line)] and df["tokens"].min() > 1_000_000
 
 

@@ -36,13 +36,13 @@ def test_training_columns_by_hand():
 
 def test_roofline_bounds_and_fit():
     m, g = preset("llama2-7b"), gpu("h100-sxm")
-    one = project(RES, m, g, train_chars=1e9, batch=1)
+    one = project(RES, m, g, train_chars=1e9, batch=1, mfu=0.4)
     r = one.row(0, named=True)
     assert r["decode_bound"] == "memory"  # batch-1 decoding reads every weight per token
     step = (inference_weight_bytes(m) + kv_cache_bytes_per_token(m) * 250 / 2) / (3350e9 * 0.7)
     assert r["decode_s_per_1k_chars"] == pytest.approx(step * 250)
     big = project(pl.DataFrame({"tokenizer": ["t"], "language": ["en"], "tokens_per_char": [20.0], "premium": [1.0]}),
-                  m, g, train_chars=1e9, batch=512)
+                  m, g, train_chars=1e9, batch=512, mfu=0.4)
     assert big["prefill_bound"][0] == "compute"
     assert big["decode_bound"][0] == "memory"  # 512 long KV caches to read per step
     gqa = project(RES, preset("llama3-8b"), g, train_chars=1e9, batch=1024)

@@ -295,18 +295,25 @@ def model_options(f):
 @click.option("--context", type=int)
 @click.option("--tied/--untied", default=None)
 @click.option("--mlp", type=click.Choice(["gelu", "swiglu"]))
+@click.option("--head-dim", type=int, help="width of one attention head when it is not d_model/heads")
 @click.option("--gpu", "gpu_name", default="a100-80gb-sxm", show_default=True, help="for the all-reduce time")
 @click.option("--gpus", default=8, show_default=True, help="data-parallel GPUs for the all-reduce time")
-def model_info_cmd(model_name, models_file, gpu_name, gpus, **shape):
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object (keys in docs/cost-model.md)")
+def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
     """Parameters, FLOPs per token and memory of a model preset or explicit shape."""
     from rich.table import Table
 
     from .cost.hardware import gpu
-    from .cost.info import model_info
+    from .cost.info import model_info, model_summary
     from .cost.model import allreduce_seconds, model_config
 
     m = model_config(model_name, models_file, **shape)
     g = gpu(gpu_name)
+    if as_json:
+        import json
+
+        click.echo(json.dumps(model_summary(m), indent=2))
+        return
     t = Table(title=f"{m.name}: {m.source or 'custom shape'}")
     t.add_column("quantity")
     t.add_column("value", justify="right")
@@ -323,16 +330,21 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, **shape):
 @model_options
 @click.option("--gpu", "gpu_name", required=True, help="accelerator from the catalogue")
 @click.option("--gpus", default=1, show_default=True)
-@click.option("--mfu", default=0.4, show_default=True, help="model FLOPs utilisation in (0, 1]")
+@click.option("--mfu", type=float, help="model FLOPs utilisation in (0, 1] (default: calibrated per accelerator generation)")
 @click.option("--mbu", default=0.7, show_default=True, help="memory-bandwidth utilisation in (0, 1]")
 @click.option("--price", type=float, help="USD per GPU-hour (default: the catalogue's)")
 @click.option("--train-chars", type=float, help="characters of text trained on, per language")
 @click.option("--train-tokens", type=float, help="training tokens, counted in the pivot language")
 @click.option("--mix", help="language shares for a mixed row, e.g. zh=0.4,en=0.6")
 @click.option("--batch", default=32, show_default=True, help="serving batch size")
+@click.option("--vocab", type=click.Choice(["tokenizer", "model"]), default="tokenizer", show_default=True,
+              help="price each row with its tokenizer's own vocabulary, or pin the model preset's")
+@click.option("--max-unk", default=0.01, show_default=True,
+              help="a row with more unknown-token characters loses text and is never recommended")
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
+@click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records instead of the table")
 def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_tokens, mix,
-             batch, out):
+             batch, vocab, max_unk, out, as_json):
     """Training and serving cost per (tokenizer, language) from compare/sweep results."""
     from . import parse
     from .cost.hardware import gpu
@@ -345,14 +357,24 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
     check_outputs({"--out": (out, "table")}, inputs=[results])
     cdf = project(read_table(results, "tokstat compare --out or tokstat sweep --out"), model_config(model_name, models_file),
                   gpu(gpu_name), gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
-                  train_tokens=train_tokens, mix=parse.mix(mix), batch=batch)
+                  train_tokens=train_tokens, mix=parse.mix(mix), batch=batch, vocab=vocab, max_unk=max_unk)
+    if as_json:
+        click.echo(cdf.write_json())
+        if out:
+            write_tables({out: cdf})
+        return
     cols = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"), ("training_tokens", "train tokens"),
             ("gpu_hours", "GPU-h"), ("dollars", "USD"), ("cost_multiplier", "×pivot"),
             ("kv_cache_bytes_per_1k_chars", "KV B/1k ch"), ("chars_in_context", "chars/ctx"),
             ("decode_s_per_1k_chars", "decode s/1k"), ("serving_usd_per_m_chars", "USD/M ch"), ("fits", "fits"),
             ("recommended", "best")]
-    _print(_table(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {mfu}, MBU {mbu}", cols,
+    _print(_table(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {cdf['mfu'][0]:.3g} "
+                  f"({cdf['mfu_source'][0]}), MBU {mbu}", cols,
                   cdf.iter_rows(named=True), lambda r, c: f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c])))
+    _print(f"vocabulary: {'each tokenizer' + chr(39) + 's own' if vocab == 'tokenizer' else 'the model preset' + chr(39) + 's'}"
+           f"; best = cheapest per language among rows with at most {max_unk:.1%} unknown-token characters")
+    for r in cdf.filter(cdf["not_recommended_because"].is_not_null()).iter_rows(named=True):
+        _print(f"not recommended: {r['tokenizer']} on {r['language']}: {r['not_recommended_because']}")
     if out:
         write_tables({out: cdf})
         _print(f"wrote {out}")

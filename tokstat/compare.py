@@ -122,6 +122,12 @@ def _warn_nulls(row: dict, st, has_pivot: bool, first: bool) -> None:
         warnings.warn(f"{where}: zero denominator, reported as null: {', '.join(nulls)}", stacklevel=3)
 
 
+def family_of(a: Adapter) -> str:
+    """``library/algorithm``: ``tiktoken/byte-level BPE``, ``huggingface/WordPiece``, ``sentencepiece/unigram``."""
+    algo = a.algorithm.removeprefix(f"{a.family} ")
+    return f"{a.family}/{algo}" if algo else a.family
+
+
 def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str | None = "en",
             languages: list[str] | None = None, join: bool = False, batch_size: int = 256,
             n_boot: int = 1000, boot_seed: int = 0, segments_out: str | None = None,
@@ -206,7 +212,9 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             if st.empty and a is adapters[0]:
                 warnings.warn(f"{lang}: {st.empty} empty segment(s) left out of its rows (listed in --segments-out)",
                               stacklevel=2)
-            row = {"tokenizer": a.id, "language": lang}
+            # the tokenizer's own vocabulary (regular tokens, specials excluded): what cost projections price
+            row = {"tokenizer": a.id, "language": lang, "vocab_size": a.vocab_size,
+                   "tokenizer_family": family_of(a)}
             row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
                                  n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None))
             row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split)

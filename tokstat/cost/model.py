@@ -18,6 +18,15 @@ BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "int8": 1, "int4": 0.5}
 
 @dataclass(frozen=True)
 class ModelConfig:
+    """A decoder-only transformer. Beyond the dense shape (``d_model``, ``layers``, ``heads``,
+    ``kv_heads``, ``d_ff``): ``head_dim`` when it is not d/heads (Mistral-NeMo, Qwen3: 128);
+    mixture-of-experts (``experts`` routed experts, ``experts_per_token`` of them active,
+    ``shared_experts`` always active, each with ``expert_d_ff``; the first ``dense_layers`` layers
+    are dense with ``d_ff``); multi-head latent attention (``attention="mla"``: ``q_lora_rank``,
+    ``kv_lora_rank``, ``qk_nope_head_dim``, ``qk_rope_head_dim``, ``v_head_dim``, DeepSeek-V2/V3);
+    ``sliding_window`` (keys attended per token, 0 = the whole context); ``qk_norm`` (per-head RMSNorm
+    on queries and keys, Qwen3)."""
+
     d_model: int
     layers: int
     heads: int
@@ -29,6 +38,20 @@ class ModelConfig:
     mlp: str = "swiglu"
     pos: str = "rope"
     qkv_bias: bool = False
+    head_dim: int = 0
+    experts: int = 0
+    experts_per_token: int = 0
+    shared_experts: int = 0
+    expert_d_ff: int = 0
+    dense_layers: int = 0
+    attention: str = "mha"
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    sliding_window: int = 0
+    qk_norm: bool = False
     name: str = "custom"
     source: str = ""
 
@@ -36,18 +59,46 @@ class ModelConfig:
         for f in ("d_model", "layers", "heads", "kv_heads", "d_ff", "vocab_size", "context"):
             if getattr(self, f) <= 0:
                 raise TokstatError(f"{f} must be positive, got {getattr(self, f)}", fix=f"pass a positive --{f.replace('_', '-')}")
-        if self.d_model % self.heads:
+        for f in ("head_dim", "experts", "experts_per_token", "shared_experts", "expert_d_ff", "dense_layers",
+                  "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sliding_window"):
+            if getattr(self, f) < 0:
+                raise TokstatError(f"{f} must not be negative, got {getattr(self, f)}", fix=f"pass {f} >= 0")
+        if not self.head_dim and self.d_model % self.heads:
             raise TokstatError(f"heads ({self.heads}) do not divide d_model ({self.d_model})",
-                               fix="choose heads so that d_model / heads is an integer")
+                               fix="choose heads so that d_model / heads is an integer, or give head_dim")
         if self.heads % self.kv_heads:
             raise TokstatError(f"kv_heads ({self.kv_heads}) do not divide heads ({self.heads})",
                                fix="grouped-query attention needs heads to be a multiple of kv_heads")
         if self.mlp not in ("gelu", "swiglu"):
             raise TokstatError(f"unknown mlp {self.mlp!r}", fix="use gelu or swiglu")
+        if self.attention not in ("mha", "mla"):
+            raise TokstatError(f"unknown attention {self.attention!r}", fix="use mha (incl. GQA/MQA) or mla")
+        if self.attention == "mla" and not (self.kv_lora_rank and self.qk_nope_head_dim and self.v_head_dim):
+            raise TokstatError("mla attention needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim",
+                               fix="copy them from the model's config.json")
+        if self.experts and not (0 < self.experts_per_token <= self.experts and self.expert_d_ff):
+            raise TokstatError(f"a mixture of {self.experts} experts needs 0 < experts_per_token <= experts and expert_d_ff",
+                               fix="copy num_experts_per_tok and moe_intermediate_size from config.json")
+        if self.dense_layers > self.layers:
+            raise TokstatError(f"dense_layers ({self.dense_layers}) exceed layers ({self.layers})", fix="check the shape")
 
     @property
-    def head_dim(self) -> int:
-        return self.d_model // self.heads
+    def d_head(self) -> int:
+        """Width of one attention head (``head_dim``, else d/heads)."""
+        return self.head_dim or self.d_model // self.heads
+
+    @property
+    def d_qk(self) -> int:
+        """Query/key width per head (MLA: the non-positional plus the rotary part)."""
+        return self.qk_nope_head_dim + self.qk_rope_head_dim if self.attention == "mla" else self.d_head
+
+    @property
+    def d_v(self) -> int:
+        return self.v_head_dim if self.attention == "mla" else self.d_head
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - self.dense_layers if self.experts else 0
 
     def with_vocab(self, vocab_size: int) -> ModelConfig:
         return ModelConfig(**{**{f.name: getattr(self, f.name) for f in fields(self)}, "vocab_size": vocab_size})
@@ -111,36 +162,93 @@ def embedding_params(m: ModelConfig) -> int:
     return m.vocab_size * m.d_model * (1 if m.tied else 2) + (m.context * m.d_model if m.pos == "learned" else 0)
 
 
-def layer_params(m: ModelConfig) -> int:
-    """One block: attention W_q, W_o (d·d each) and W_k, W_v (d·h_kv·d_head each), the MLP
-    (2·d·d_ff for GELU, 3·d·d_ff for SwiGLU), two norms (2·d; GPT-2 LayerNorm also has biases, 4·d)
-    and, for GPT-2-style models, the linear biases."""
-    d, kv = m.d_model, m.kv_heads * m.head_dim
-    attn = 2 * d * d + 2 * d * kv
-    mlp = (3 if m.mlp == "swiglu" else 2) * d * m.d_ff
+def attention_params(m: ModelConfig) -> int:
+    """One attention block. MHA/GQA: W_q and W_o (d·h·d_head each), W_k and W_v (d·h_kv·d_head
+    each), optional q/k/v biases and per-head q/k norms. MLA (DeepSeek-V2 §2.1): queries through a
+    rank-``q_lora_rank`` bottleneck (or directly), keys and values from one ``kv_lora_rank`` latent
+    plus a shared rotary key, each low-rank input normalised; W_o from h·d_v."""
+    d, h = m.d_model, m.heads
+    if m.attention == "mla":
+        q_out = h * (m.qk_nope_head_dim + m.qk_rope_head_dim)
+        q = d * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * q_out if m.q_lora_rank else d * q_out
+        kv = d * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank + m.kv_lora_rank * h * (m.qk_nope_head_dim + m.v_head_dim)
+        return q + kv + h * m.v_head_dim * d
+    q, kv = h * m.d_head, m.kv_heads * m.d_head
+    bias = (q + 2 * kv) if m.qkv_bias else 0
+    return 2 * d * q + 2 * d * kv + bias + (2 * m.d_head if m.qk_norm else 0)
+
+
+def mlp_params(m: ModelConfig, d_ff: int) -> int:
+    """One feed-forward block of width ``d_ff``: 3·d·d_ff (SwiGLU) or 2·d·d_ff (GELU)."""
+    return (3 if m.mlp == "swiglu" else 2) * m.d_model * d_ff
+
+
+def moe_params(m: ModelConfig, active: bool = False) -> int:
+    """One mixture-of-experts block: the router (d·experts), the routed experts (all of them, or the
+    ``experts_per_token`` a token uses) and the shared experts (always used)."""
+    routed = m.experts_per_token if active else m.experts
+    return m.d_model * m.experts + (routed + m.shared_experts) * mlp_params(m, m.expert_d_ff)
+
+
+def layer_params(m: ModelConfig, moe: bool = False, active: bool = False) -> int:
+    """One block: attention, the MLP (dense, or a mixture of experts), two norms (2·d; GPT-2
+    LayerNorm also has biases, 4·d) and, for GPT-2-style models, the linear biases."""
+    d = m.d_model
+    ffn = moe_params(m, active) if moe else mlp_params(m, m.d_ff)
     if m.pos == "learned":  # GPT-2/3: biases on every linear layer and LayerNorm weights + biases
-        return attn + mlp + (d + 2 * kv + d) + (m.d_ff + d) + 4 * d
-    return attn + mlp + 2 * d + ((d + 2 * kv) if m.qkv_bias else 0)
+        kv = m.kv_heads * m.d_head
+        return attention_params(m) + ffn + (d + 2 * kv + d) + (m.d_ff + d) + 4 * d
+    return attention_params(m) + ffn + 2 * d
 
 
-def non_embedding_params(m: ModelConfig) -> int:
-    """N = L · layer_params + the final norm (Kaplan et al. 2020 exclude embeddings from N)."""
-    return m.layers * layer_params(m) + (2 if m.pos == "learned" else 1) * m.d_model
+def non_embedding_params(m: ModelConfig, active: bool = False) -> int:
+    """N = the layers (dense first, then mixture-of-experts) + the final norm (Kaplan et al. 2020
+    exclude embeddings from N); ``active``: only the experts one token uses."""
+    dense = m.layers - m.moe_layers
+    return (dense * layer_params(m) + m.moe_layers * layer_params(m, moe=True, active=active)
+            + (2 if m.pos == "learned" else 1) * m.d_model)
 
 
 def total_params(m: ModelConfig) -> int:
+    """Every parameter (what memory must hold, all experts included)."""
     return non_embedding_params(m) + embedding_params(m)
 
 
-def forward_flops_per_token(m: ModelConfig, context: int | None = None, causal: bool = True) -> float:
-    """C_fwd = 2·N + 2·d·V + attention (Kaplan et al. 2020, Table 1, plus the unembedding).
+def active_params(m: ModelConfig) -> int:
+    """The parameters one token runs through (what compute pays for): dense models = total."""
+    return non_embedding_params(m, active=True) + embedding_params(m)
 
-    The attention term (QKᵀ and AV) is 2·L·s·d per token over the whole context; a causal mask
-    halves it on average (token t attends to t tokens): L·s·d. 2·d·V is the logits matmul.
+
+def attended_keys(m: ModelConfig, context: int, causal: bool = True) -> float:
+    """Mean number of keys a token attends to in a sequence of ``context`` tokens: (s+1)/2 with a
+    causal mask (token t sees t keys), s without; a sliding window w caps each at w.
+
+    >>> m = model_config("mistral-7b")
+    >>> attended_keys(m, 4), attended_keys(m, 4, causal=False)
+    (2.5, 4)
     """
+    s, w = context, m.sliding_window
+    if not causal:
+        return min(s, w) if w else s
+    if not w or w >= s:
+        return (s + 1) / 2
+    return (w * (w + 1) / 2 + (s - w) * w) / s
+
+
+def attention_flops_per_token(m: ModelConfig, context: int | None = None, causal: bool = True) -> float:
+    """Scores QKᵀ (2·h·d_qk per key) and the weighted sum AV (2·h·d_v per key), per layer, over
+    the keys a token attends to: forward ≈ 2·L·s·d_attn for a causal sequence of s tokens (4·L·s·d_attn
+    without the mask, as in PaLM App. B and Chinchilla App. F, which count the full square)."""
     s = context or m.context
-    attn = 2 * m.layers * s * m.d_model * (0.5 if causal else 1.0)
-    return 2 * non_embedding_params(m) + 2 * m.d_model * m.vocab_size + attn
+    return m.layers * 2 * m.heads * (m.d_qk + m.d_v) * attended_keys(m, s, causal)
+
+
+def forward_flops_per_token(m: ModelConfig, context: int | None = None, causal: bool = True) -> float:
+    """C_fwd = 2·N_active + 2·d·V + attention (Kaplan et al. 2020, Table 1, with the unembedding
+    logits matmul 2·d·V and the attention of :func:`attention_flops_per_token`). A mixture of
+    experts pays for the experts a token uses; the router is in N."""
+    return (2 * non_embedding_params(m, active=True) + 2 * m.d_model * m.vocab_size
+            + attention_flops_per_token(m, context, causal))
 
 
 def training_flops_per_token(m: ModelConfig, context: int | None = None, recompute: bool = False) -> float:
@@ -166,8 +274,16 @@ def training_memory_bytes(m: ModelConfig, *, micro_batch: int = 1, context: int 
 
 
 def kv_cache_bytes_per_token(m: ModelConfig, dtype: str = "bf16") -> float:
-    """2 (K and V) · L · h_kv · d_head · bytes; grouped-query attention stores only h_kv heads."""
-    return 2 * m.layers * m.kv_heads * m.head_dim * BYTES[dtype]
+    """2 (K and V) · L · h_kv · d_head · bytes; grouped-query attention stores only h_kv heads.
+    MLA caches the latent and the rotary key instead: L · (kv_lora_rank + qk_rope_head_dim) · bytes."""
+    if m.attention == "mla":
+        return m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * BYTES[dtype]
+    return 2 * m.layers * m.kv_heads * m.d_head * BYTES[dtype]
+
+
+def kv_cache_tokens(m: ModelConfig, context: int) -> int:
+    """Tokens whose keys and values are held for a sequence of ``context``: a sliding window keeps w."""
+    return min(context, m.sliding_window) if m.sliding_window else context
 
 
 def inference_weight_bytes(m: ModelConfig, dtype: str = "bf16") -> float:

@@ -32,8 +32,8 @@ def answers(results: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:
         parts = "; ".join(f"{html.escape(r['language'])}: {html.escape(str(r['tokenizer']))}"
                           + (f" (vocabulary {r['vocab_size']:,})" if r.get("vocab_size") else "")
                           + f", ${r['dollars']:,.0f} to train" for r in rec.iter_rows(named=True))
-        out.append(("Which vocabulary size?" if s is not None or k["vocab_size"].is_not_null().any()
-                    else "Which is cheapest to train?", f"Cheapest per language: {parts}."))
+        out.append(("Which vocabulary size?" if s is not None or "requested_size" in k.columns
+                    else "Which is cheapest to train?", f"Cheapest per language among reliable tokenizers: {parts}."))
     elif s is not None:
         best = s.group_by("vocab_size").agg(pl.col("tokens_per_char").mean().alias("m")).sort("vocab_size")
         out.append(("Which vocabulary size?", "Mean tokens per character by size: " + ", ".join(

@@ -15,12 +15,12 @@ KINDS = ("compare", "sweep", "cost")
 
 
 def kind_of(df: pl.DataFrame) -> str | None:
-    """``compare``, ``sweep`` (compare columns + ``vocab_size``) or ``cost`` (cost columns), else None."""
+    """``compare``, ``sweep`` (compare columns + ``requested_size``) or ``cost`` (cost columns), else None."""
     cols = set(df.columns)
     if {"gpu_hours", "cost_multiplier", "dollars"} <= cols:
         return "cost"
     if set(COMPARE_COLUMNS) <= cols:
-        return "sweep" if "vocab_size" in cols else "compare"
+        return "sweep" if "requested_size" in cols else "compare"
     return None
 
 

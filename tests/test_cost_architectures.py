@@ -230,3 +230,14 @@ def test_compare_rows_carry_vocab_size_and_family():
     a = load_tokenizer("tiktoken:cl100k_base")
     df = compare("sample", [a], n_boot=0, workers=1)
     assert set(df["vocab_size"]) == {a.vocab_size} and set(df["tokenizer_family"]) == {"tiktoken/byte-level BPE"}
+
+
+def test_the_report_never_names_a_tokenizer_that_loses_text():
+    from tokstat.report.answers import answers
+
+    c = pl.DataFrame({"tokenizer": ["spm/t5", "spm/t5", "hf/qwen3", "hf/qwen3"], "language": ["en", "zh"] * 2,
+                      "premium": [1.0, 0.34, 1.0, 0.95], "premium_ci_low": [None] * 4, "premium_ci_high": [None] * 4,
+                      "unk_rate": [0.0, 0.82, 0.0, 0.0]}, schema_overrides={"premium_ci_low": pl.Float64,
+                                                                          "premium_ci_high": pl.Float64})
+    text = dict(answers({"compare": c}))["Which tokenizer?"]
+    assert text.startswith("<b>hf/qwen3</b>") and "Left out, as they lose text" in text and "spm/t5" in text

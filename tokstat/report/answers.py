@@ -6,19 +6,27 @@ import html
 
 import polars as pl
 
+from ..cost.projection import MAX_UNK
+
 def answers(results: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:
     """The three questions the page answers first, in words computed from the results."""
     out = []
     c = results.get("compare")
     if c is not None:
         pivot = c.filter(pl.col("premium") == 1.0)["language"].to_list()
-        others = c.filter(~pl.col("language").is_in(pivot[:1]) & pl.col("premium").is_not_null())
+        # a tokenizer that reads more than MAX_UNK of some language's characters as unknown tokens
+        # loses text: its low premium is not a saving, and it is never the answer
+        lossy = sorted(set(c.filter(pl.col("unk_rate") > MAX_UNK)["tokenizer"].to_list())) if "unk_rate" in c.columns else []
+        others = c.filter(~pl.col("language").is_in(pivot[:1]) & pl.col("premium").is_not_null()
+                          & ~pl.col("tokenizer").is_in(lossy))
         if others.height:
             mean = others.group_by("tokenizer").agg(pl.col("premium").mean().alias("m")).sort("m")
             best = mean.row(0, named=True)
+            left = (f" Left out, as they lose text (over {MAX_UNK:.0%} of a language's characters unknown): "
+                    + ", ".join(html.escape(t) for t in lossy) + ".") if lossy else ""
             out.append(("Which tokenizer?", f"<b>{html.escape(best['tokenizer'])}</b> has the lowest mean premium "
                         f"({best['m']:.2f}× the pivot, {pivot[0] if pivot else 'pivot'}) across "
-                        f"{others['language'].n_unique()} language(s); {mean.height} tokenizer(s) compared."))
+                        f"{others['language'].n_unique()} language(s); {mean.height} tokenizer(s) compared.{left}"))
         zh = c.filter(pl.col("language").str.starts_with("zh") & pl.col("premium").is_not_null()).sort("premium")
         if zh.height:
             parts = ", ".join(f"{html.escape(r['tokenizer'])} <b>{r['premium']:.2f}×</b>"

@@ -334,17 +334,34 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
 @click.option("--mbu", default=0.7, show_default=True, help="memory-bandwidth utilisation in (0, 1]")
 @click.option("--price", type=float, help="USD per GPU-hour (default: the catalogue's)")
 @click.option("--train-chars", type=float, help="characters of text trained on, per language")
-@click.option("--train-tokens", type=float, help="training tokens, counted in the pivot language")
+@click.option("--train-bytes", type=float, help="UTF-8 bytes of text trained on, per language")
+@click.option("--train-tokens", type=float, help="pivot-language tokens as --reference counts them (a fixed amount of text)")
+@click.option("--tokens-per-param", type=float, help="Chinchilla-style budget in --reference pivot tokens (default 20)")
+@click.option("--reference", help="tokenizer that counts --train-tokens/--tokens-per-param (default: the first)")
 @click.option("--mix", help="language shares for a mixed row, e.g. zh=0.4,en=0.6")
 @click.option("--batch", default=32, show_default=True, help="serving batch size")
+@click.option("--weights", "weight_dtype", type=click.Choice(["bf16", "fp8", "int8", "int4"]), default="bf16",
+              show_default=True, help="serving weight precision")
+@click.option("--kv", "kv_dtype", type=click.Choice(["bf16", "fp8", "int8"]), default="bf16", show_default=True,
+              help="KV-cache precision")
+@click.option("--prompt-chars", default=1000.0, show_default=True,
+              help="a request's prompt, in characters of the pivot language (the same content in every language)")
+@click.option("--output-chars", default=250.0, show_default=True, help="a request's output, in pivot-language characters")
+@click.option("--tp", default=1, show_default=True, help="tensor-parallel degree for training memory")
+@click.option("--pp", default=1, show_default=True, help="pipeline-parallel degree for training memory")
+@click.option("--zero", default=1, show_default=True, help="ZeRO stage 0-3 for training memory")
+@click.option("--recompute", type=click.Choice(["none", "selective", "full"]), default="selective", show_default=True,
+              help="activation recomputation for training memory")
+@click.option("--micro-batch", default=1, show_default=True, help="sequences per GPU per step for training memory")
 @click.option("--vocab", type=click.Choice(["tokenizer", "model"]), default="tokenizer", show_default=True,
               help="price each row with its tokenizer's own vocabulary, or pin the model preset's")
 @click.option("--max-unk", default=0.01, show_default=True,
               help="a row with more unknown-token characters loses text and is never recommended")
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 @click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records instead of the table")
-def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_tokens, mix,
-             batch, vocab, max_unk, out, as_json):
+def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_bytes, train_tokens,
+             tokens_per_param, reference, mix, batch, weight_dtype, kv_dtype, prompt_chars, output_chars, tp, pp, zero,
+             recompute, micro_batch, vocab, max_unk, out, as_json):
     """Training and serving cost per (tokenizer, language) from compare/sweep results."""
     from . import parse
     from .cost.hardware import gpu
@@ -357,20 +374,39 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
     check_outputs({"--out": (out, "table")}, inputs=[results])
     cdf = project(read_table(results, "tokstat compare --out or tokstat sweep --out"), model_config(model_name, models_file),
                   gpu(gpu_name), gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
-                  train_tokens=train_tokens, mix=parse.mix(mix), batch=batch, vocab=vocab, max_unk=max_unk)
+                  train_bytes=train_bytes, train_tokens=train_tokens, tokens_per_param=tokens_per_param,
+                  reference=reference, mix=parse.mix(mix), batch=batch, weights=weight_dtype, kv_dtype=kv_dtype,
+                  prompt_chars=prompt_chars, output_chars=output_chars, tp=tp, pp=pp, zero=zero, recompute=recompute,
+                  micro_batch=micro_batch, vocab=vocab, max_unk=max_unk)
     if as_json:
         click.echo(cdf.write_json())
         if out:
             write_tables({out: cdf})
         return
     cols = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"), ("training_tokens", "train tokens"),
-            ("gpu_hours", "GPU-h"), ("dollars", "USD"), ("cost_multiplier", "×pivot"),
-            ("kv_cache_bytes_per_1k_chars", "KV B/1k ch"), ("chars_in_context", "chars/ctx"),
-            ("decode_s_per_1k_chars", "decode s/1k"), ("serving_usd_per_m_chars", "USD/M ch"), ("fits", "fits"),
+            ("gpu_hours", "GPU-h"), ("wall_clock_days", "days"), ("dollars", "train USD"), ("cost_multiplier", "×pivot"),
+            ("train_memory_gb_per_gpu", "train GB/GPU"), ("kv_cache_bytes_per_1k_chars", "KV B/1k ch"),
+            ("chars_in_context", "chars/ctx"), ("request_prefill_s", "prefill s"), ("request_decode_s", "decode s"),
+            ("usd_per_request", "USD/1k req"), ("serving_multiplier", "serve ×pivot"), ("fits", "serves"),
             ("recommended", "best")]
+
+    def money_or_number(r, c):
+        v = r[c]
+        if isinstance(v, float) and c in ("dollars", "usd_per_request"):
+            v = v * 1000 if c == "usd_per_request" else v
+            return f"${v:,.0f}" if v >= 100 else f"${v:,.2f}" if v >= 1 else f"${v:.3g}"
+        if isinstance(v, float):
+            return f"{v:.3g}"
+        return "✓" if v is True else "" if v is False else str(v)
+
     _print(_table(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {cdf['mfu'][0]:.3g} "
-                  f"({cdf['mfu_source'][0]}), MBU {mbu}", cols,
-                  cdf.iter_rows(named=True), lambda r, c: f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c])))
+                  f"({cdf['mfu_source'][0]}), MBU {mbu}", cols, cdf.iter_rows(named=True), money_or_number))
+    _print(f"volume: {cdf['volume'][0]}")
+    _print(f"price: ${cdf['price_usd_h'][0]:,.2f} per GPU-hour ({cdf['price_source'][0]}); training memory: "
+           f"tp {tp} × pp {pp} × dp {gpus // (tp * pp)}, ZeRO-{zero}, {recompute} recompute, micro-batch {micro_batch}"
+           f" ({'fits' if (cdf['train_fits'] == 'fits').all() else 'does not fit'} in {gpu_name} memory); serving: "
+           f"weights {weight_dtype}, KV {kv_dtype}, requests of {prompt_chars:g} + {output_chars:g} pivot-language characters' "
+           f"content, batch {batch}")
     _print(f"vocabulary: {'each tokenizer' + chr(39) + 's own' if vocab == 'tokenizer' else 'the model preset' + chr(39) + 's'}"
            f"; best = cheapest per language among rows with at most {max_unk:.1%} unknown-token characters")
     for r in cdf.filter(cdf["not_recommended_because"].is_not_null()).iter_rows(named=True):

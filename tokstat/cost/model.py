@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import TokstatError
 
-BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "int8": 1, "int4": 0.5}
+BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5}
 
 
 @dataclass(frozen=True)
@@ -273,6 +273,35 @@ def training_memory_bytes(m: ModelConfig, *, micro_batch: int = 1, context: int 
             "activations": m.layers * per_layer[recompute], "logits": 4 * b * s * m.vocab_size}
 
 
+def training_memory_per_gpu(m: ModelConfig, *, dp: int = 1, tp: int = 1, pp: int = 1, zero: int = 0,
+                            recompute: str = "selective", micro_batch: int = 1, context: int | None = None) -> dict[str, float]:
+    """Bytes one GPU holds while training with data (``dp``), tensor (``tp``, with sequence
+    parallelism) and pipeline (``pp``) parallelism and ZeRO stage ``zero`` (Rajbhandari et al. 2020):
+
+    - weights 2·P, gradients 2·P, optimizer 12·P (fp32 master, m, v) per model replica, each split
+      over tp·pp; ZeRO-1 also splits the optimizer over dp, ZeRO-2 the gradients too, ZeRO-3 the
+      weights too. P is *all* parameters (every expert of a mixture).
+    - activations (Korthikanti et al. 2022, eq. 2–5, with sequence parallelism): per layer
+      s·b·d·(34 + 5·a·s/d)/tp without recomputation, 34·s·b·d/tp selective (no s² score term, as with
+      FlashAttention), 2·s·b·d/tp full; 1F1B pipelining keeps pp micro-batches of L/pp layers in
+      flight on the first stage, i.e. L layers' worth whatever pp.
+    - the fp32 logits of the last stage, 4·b·s·V/tp.
+    """
+    for k, v in (("dp", dp), ("tp", tp), ("pp", pp), ("micro_batch", micro_batch)):
+        if v < 1:
+            raise TokstatError(f"{k} must be at least 1, got {v}", fix=f"pass --{k.replace('_', '-')} 1 or more")
+    if zero not in (0, 1, 2, 3):
+        raise TokstatError(f"ZeRO stage {zero} does not exist", fix="use --zero 0, 1, 2 or 3")
+    s, b, d = context or m.context, micro_batch, m.d_model
+    per_layer = {"none": s * b * d * (34 + 5 * m.heads * s / d), "selective": 34 * s * b * d, "full": 2 * s * b * d}
+    if recompute not in per_layer:
+        raise TokstatError(f"unknown recompute {recompute!r}", fix="use none, selective or full")
+    shard = total_params(m) / (tp * pp)
+    return {"weights": 2 * shard / (dp if zero >= 3 else 1), "gradients": 2 * shard / (dp if zero >= 2 else 1),
+            "optimizer": 12 * shard / (dp if zero >= 1 else 1), "activations": m.layers * per_layer[recompute] / tp,
+            "logits": 4 * b * s * m.vocab_size / tp}
+
+
 def kv_cache_bytes_per_token(m: ModelConfig, dtype: str = "bf16") -> float:
     """2 (K and V) · L · h_kv · d_head · bytes; grouped-query attention stores only h_kv heads.
     MLA caches the latent and the rotary key instead: L · (kv_lora_rank + qk_rope_head_dim) · bytes."""
@@ -281,9 +310,17 @@ def kv_cache_bytes_per_token(m: ModelConfig, dtype: str = "bf16") -> float:
     return 2 * m.layers * m.kv_heads * m.d_head * BYTES[dtype]
 
 
-def kv_cache_tokens(m: ModelConfig, context: int) -> int:
+def kv_cache_tokens(m: ModelConfig, context: float) -> float:
     """Tokens whose keys and values are held for a sequence of ``context``: a sliding window keeps w."""
     return min(context, m.sliding_window) if m.sliding_window else context
+
+
+def tp_allreduce_seconds(m: ModelConfig, tokens: float, gpus: int, bandwidth_gb_s: float) -> float:
+    """Tensor-parallel serving over ``gpus``: two all-reduces of the activations (tokens·d bf16)
+    per layer (after attention and after the MLP; Shoeybi et al. 2019), ring cost 2·(n−1)/n."""
+    if gpus <= 1:
+        return 0.0
+    return 2 * m.layers * 2 * (gpus - 1) / gpus * tokens * m.d_model * 2 / (bandwidth_gb_s * 1e9)
 
 
 def inference_weight_bytes(m: ModelConfig, dtype: str = "bf16") -> float:

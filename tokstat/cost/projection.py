@@ -1,7 +1,8 @@
-"""Per-language projection: token counts -> training compute, GPU-hours, dollars, KV cache, latency, serving cost.
+"""Per-language projection: token counts -> training compute, GPU-hours, dollars, memory, latency, serving cost.
 
-Inputs are the rows of ``compare`` (or ``sweep``): tokens per character and the premium per
-(tokenizer, language). Roofline for inference: a phase is compute bound when its FLOPs at
+Inputs are the rows of ``compare`` (or ``sweep``): tokens per character, the premium and the
+vocabulary per (tokenizer, language). Every tokenizer is priced on the same *content* (see
+:func:`volume_tokens`). Roofline for inference: a phase is compute bound when its FLOPs at
 peak·MFU take longer than moving its bytes at bandwidth·MBU, else memory-bandwidth bound.
 """
 
@@ -14,17 +15,24 @@ import polars as pl
 from ..errors import TokstatError
 from ..parse import mix as parse_mix
 from .hardware import GPU, check_mfu, gpu_hours
-from .model import (ModelConfig, forward_flops_per_token, inference_weight_bytes, kv_cache_bytes_per_token,
-                    training_flops_per_token)
+from .model import (BYTES, ModelConfig, active_params, forward_flops_per_token, inference_weight_bytes,
+                    kv_cache_bytes_per_token, kv_cache_tokens, tp_allreduce_seconds, training_flops_per_token,
+                    training_memory_per_gpu)
 
 COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "vocab_source", "tokens_per_char", "premium",
-                "unk_rate", "training_tokens",
-                "training_flops", "gpu_hours", "dollars", "cost_multiplier", "kv_cache_bytes_per_1k_chars",
+                "unk_rate", "volume", "training_tokens", "training_flops", "gpu_hours", "wall_clock_days", "dollars",
+                "cost_multiplier", "train_memory_gb_per_gpu", "train_fits", "kv_cache_bytes_per_1k_chars",
                 "chars_in_context", "prefill_s_per_1k_chars", "prefill_bound", "decode_s_per_1k_chars",
-                "decode_bound", "serving_usd_per_m_chars", "fits", "recommended", "not_recommended_because",
-                "wall_clock_days", "mfu", "mfu_source"]
+                "decode_bound", "serving_usd_per_m_chars", "request_prefill_s", "request_decode_s",
+                "usd_per_request", "serving_multiplier", "fits", "recommended", "not_recommended_because",
+                "mfu", "mfu_source", "price_usd_h", "price_source"]
 #: above this share of characters read as unknown tokens a tokenizer loses text: never recommended
 MAX_UNK = 0.01
+#: the default training budget: Chinchilla's ~20 tokens per parameter (Hoffmann et al. 2022), in
+#: tokens of the pivot language counted by the reference tokenizer
+TOKENS_PER_PARAM = 20.0
+WEIGHT_PRECISIONS = ("bf16", "fp8", "int8", "int4")
+KV_PRECISIONS = ("bf16", "fp8", "int8")
 
 
 def _roofline(flops: float, nbytes: float, g: GPU, gpus: int, mfu: float, mbu: float) -> tuple[float, str]:
@@ -34,70 +42,175 @@ def _roofline(flops: float, nbytes: float, g: GPU, gpus: int, mfu: float, mbu: f
     return (tc, "compute") if tc >= tm else (tm, "memory")
 
 
-def project_row(tpc: float, premium: float | None, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: float,
-                price: float, train_chars: float | None, train_tokens: float | None, batch: int,
-                dtype: str) -> dict:
-    """All cost columns for one language with ``tpc`` tokens per character."""
-    if train_chars is not None:
-        tokens = train_chars * tpc          # the same text, in this language
-    else:
-        tokens = train_tokens * (premium if premium is not None else 1.0)  # pivot tokens -> this language
-    flops = tokens * training_flops_per_token(m)
-    hours = gpu_hours(flops, g, mfu)
-    kv = kv_cache_bytes_per_token(m, dtype)
-    w = inference_weight_bytes(m, dtype)
+def serving(tpc: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: float, price: float, batch: int,
+            weights: str = "bf16", kv_dtype: str = "bf16", prompt_tokens: float = 250,
+            output_tokens: float = 62.5) -> dict:
+    """Serving columns for a language with ``tpc`` tokens per character.
+
+    Per 1,000 characters of this language: prefill of them, and decoding them with a batch of
+    ``batch`` (each step reads the weights and the batch's KV caches at mid-length). Per request
+    (``prompt_tokens`` in, ``output_tokens`` out, this language's tokens for the request's content):
+    prefill of the prompt, then the output tokens decoded
+    one step at a time at the mean KV length p + o/2, each step shared by ``batch`` requests; the
+    GPUs are priced for the prefill and for 1/batch of every step. Tensor-parallel serving over
+    ``gpus`` pays two all-reduces per layer (:func:`~tokstat.cost.model.tp_allreduce_seconds`).
+    ``weights`` and ``kv_dtype`` are the two precisions."""
+    kv = kv_cache_bytes_per_token(m, kv_dtype)
+    w = inference_weight_bytes(m, weights)
+    comm = g.interconnect_gb_s
     t = 1000 * tpc                           # tokens in 1,000 characters
     prefill, pb = _roofline(t * forward_flops_per_token(m, context=max(int(t), 1)), w + t * kv, g, gpus, mfu, mbu)
-    # one decode step serves `batch` sequences: all weights plus their KV caches (mid-length) are read
-    step, db = _roofline(batch * forward_flops_per_token(m, context=max(int(t), 1)), w + batch * kv * t / 2,
-                         g, gpus, mfu, mbu)
-    serving = price * gpus / 3600 * step / batch * tpc * 1e6
-    fits = w + batch * m.context * kv <= gpus * g.memory_gb * 1e9
-    return {"training_tokens": tokens, "training_flops": flops, "gpu_hours": hours, "dollars": hours * price,
-            "kv_cache_bytes_per_1k_chars": kv * t, "chars_in_context": m.context / tpc,
+    prefill += tp_allreduce_seconds(m, t, gpus, comm)
+    step, db = _roofline(batch * forward_flops_per_token(m, context=max(int(t), 1)),
+                         w + batch * kv * kv_cache_tokens(m, t / 2), g, gpus, mfu, mbu)
+    step += tp_allreduce_seconds(m, batch, gpus, comm)
+    p, o = prompt_tokens, output_tokens
+    req_prefill, _ = _roofline(p * forward_flops_per_token(m, context=max(int(p), 1)), w + p * kv, g, gpus, mfu, mbu)
+    req_prefill += tp_allreduce_seconds(m, p, gpus, comm)
+    mid = p + o / 2
+    req_step, _ = _roofline(batch * forward_flops_per_token(m, context=max(int(mid), 1)), w + batch * kv * kv_cache_tokens(m, mid),
+                            g, gpus, mfu, mbu)
+    req_step += tp_allreduce_seconds(m, batch, gpus, comm)
+    per_s = price * gpus / 3600
+    fits = w + batch * kv_cache_tokens(m, m.context) * kv <= gpus * g.memory_gb * 1e9
+    return {"kv_cache_bytes_per_1k_chars": kv * t, "chars_in_context": m.context / tpc,
             "prefill_s_per_1k_chars": prefill, "prefill_bound": pb, "decode_s_per_1k_chars": step * t,
-            "decode_bound": db, "serving_usd_per_m_chars": serving, "fits": "fits" if fits else "does not fit"}
+            "decode_bound": db, "serving_usd_per_m_chars": per_s * step / batch * tpc * 1e6,
+            "request_prefill_s": req_prefill, "request_decode_s": o * req_step,
+            "usd_per_request": per_s * (req_prefill + o * req_step / batch), "fits": "fits" if fits else "does not fit"}
+
+
+def project_row(tpc: float, tokens: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: float,
+                price: float, batch: int, train_layout: dict | None = None, **serve) -> dict:
+    """All cost columns for one language with ``tpc`` tokens per character, trained on ``tokens``."""
+    flops = tokens * training_flops_per_token(m)
+    hours = gpu_hours(flops, g, mfu)
+    mem = training_memory_per_gpu(m, **(train_layout or {"dp": gpus}))
+    need = sum(mem.values())
+    return {"training_tokens": tokens, "training_flops": flops, "gpu_hours": hours, "wall_clock_days": hours / gpus / 24,
+            "dollars": hours * price, "train_memory_gb_per_gpu": need / 1e9,
+            "train_fits": "fits" if need <= g.memory_gb * 1e9 else "does not fit",
+            **serving(tpc, m, g, gpus=gpus, mfu=mfu, mbu=mbu, price=price, batch=batch, **serve)}
+
+
+def _positive(opt: str, v: float | None, example: str) -> None:
+    if v is not None and not (math.isfinite(v) and v > 0):
+        raise TokstatError(f"{opt} must be a finite positive number, got {v}", fix=f"e.g. {opt} {example}")
+
+
+def pivot_of(results: pl.DataFrame) -> str | None:
+    """The language every tokenizer's premium is 1 for (compare's pivot), or None."""
+    langs = None
+    for _, grp in results.group_by("tokenizer", maintain_order=True):
+        ones = set(grp.filter(pl.col("premium") == 1.0)["language"].to_list())
+        langs = ones if langs is None else langs & ones
+    return sorted(langs)[0] if langs and len(langs) == 1 else None
+
+
+def volume_tokens(results: pl.DataFrame, model: ModelConfig, *, train_chars=None, train_bytes=None, train_tokens=None,
+                  tokens_per_param=None, reference: str | None = None):
+    """How much each row trains on, the same *content* for every tokenizer, and a sentence saying so.
+
+    Returns ``(f, description)`` where ``f(row_tpc, row_tpb, row_premium, tokenizer_pivot_tpc)`` gives
+    the row's training tokens. Exactly one budget: ``train_chars`` (characters per language) or
+    ``train_bytes`` (UTF-8 bytes per language) of text; or ``train_tokens`` — or
+    ``tokens_per_param`` × the model's parameters (default 20, Chinchilla) — tokens of the pivot
+    language *as the reference tokenizer counts them*, i.e. a fixed amount of pivot text, which
+    each tokenizer then tokenizes its own way (× its tokens-per-character ratio to the reference on
+    the pivot, × its premium in each language). Never "the same number of tokens for every tokenizer".
+    """
+    given = [k for k, v in (("--train-chars", train_chars), ("--train-bytes", train_bytes),
+                            ("--train-tokens", train_tokens), ("--tokens-per-param", tokens_per_param)) if v is not None]
+    if len(given) > 1:
+        raise TokstatError(f"{' and '.join(given)} both say how much text is trained on",
+                           fix="pass exactly one of --train-chars, --train-bytes, --train-tokens, --tokens-per-param")
+    for opt, v, ex in (("--train-chars", train_chars, "1e12"), ("--train-bytes", train_bytes, "3e12"),
+                       ("--train-tokens", train_tokens, "2e12"), ("--tokens-per-param", tokens_per_param, "20")):
+        _positive(opt, v, ex)
+    if train_chars is not None:
+        return (lambda tpc, tpb, prem, piv: train_chars * tpc), f"{train_chars:.3g} characters of text per language"
+    if train_bytes is not None:
+        if "tokens_per_byte" not in results.columns:
+            raise TokstatError("--train-bytes needs tokens_per_byte in the results", fix="pass compare/sweep output")
+        return (lambda tpc, tpb, prem, piv: train_bytes * tpb), f"{train_bytes:.3g} UTF-8 bytes of text per language"
+    if train_tokens is None:
+        tokens_per_param = TOKENS_PER_PARAM if tokens_per_param is None else tokens_per_param
+        train_tokens = tokens_per_param * active_params(model)
+        budget = f"{tokens_per_param:g} tokens per parameter ({train_tokens:.3g})"
+    else:
+        budget = f"{train_tokens:.3g} tokens"
+    pivot = pivot_of(results)
+    if pivot is None:
+        raise TokstatError("the results have no pivot language (premium 1 for every tokenizer)",
+                           fix="compare with --pivot LANG, or give the text itself: --train-chars 1e12")
+    names = list(dict.fromkeys(results["tokenizer"].to_list()))
+    reference = reference or names[0]
+    if reference not in names:
+        raise TokstatError(f"reference tokenizer {reference!r} is not in the results", fix=f"use one of {', '.join(names)}")
+    ref_tpc = results.filter((pl.col("tokenizer") == reference) & (pl.col("language") == pivot))["tokens_per_char"][0]
+    pivot_chars = train_tokens / ref_tpc
+    return ((lambda tpc, tpb, prem, piv: pivot_chars * piv * (1.0 if prem is None else prem)),
+            f"{budget} of {pivot} text as {reference} counts it ({pivot_chars:.3g} {pivot} characters), "
+            "the same content for every tokenizer")
 
 
 def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1, mfu: float | None = None,
             mbu: float = 0.7, price: float | None = None, train_chars: float | None = None,
-            train_tokens: float | None = None, mix: dict[str, float] | None = None, batch: int = 32,
-            dtype: str = "bf16", vocab: str = "tokenizer", max_unk: float = MAX_UNK) -> pl.DataFrame:
+            train_bytes: float | None = None, train_tokens: float | None = None,
+            tokens_per_param: float | None = None, reference: str | None = None,
+            mix: dict[str, float] | None = None, batch: int = 32, weights: str = "bf16", kv_dtype: str = "bf16",
+            prompt_chars: float = 1000, output_chars: float = 250, tp: int = 1, pp: int = 1, zero: int = 1,
+            recompute: str = "selective", micro_batch: int = 1, vocab: str = "tokenizer",
+            max_unk: float = MAX_UNK) -> pl.DataFrame:
     """One row per (tokenizer, language[, vocab size]) of ``results`` (+ a ``mix`` row per tokenizer).
 
-    ``vocab="tokenizer"`` (default) prices each row with its tokenizer's own vocabulary (the
-    ``vocab_size`` column of compare/sweep results: embedding and unembedding parameters, the
-    2·d·V logits FLOPs, weight memory and decode bytes); ``vocab="model"`` pins the preset's.
-    ``recommended`` is the cheapest row per language among reliable ones: a row whose ``unk_rate``
-    is above ``max_unk`` loses text and says so in ``not_recommended_because``. ``mfu`` defaults to
-    the accelerator generation's calibrated value (:func:`~tokstat.cost.calibration.default_mfu`);
-    the MFU used and its source are columns of every row."""
+    Volume (:func:`volume_tokens`): one of ``train_chars``, ``train_bytes``, ``train_tokens`` or
+    ``tokens_per_param`` (default 20 per parameter of pivot text counted by ``reference``, default
+    the first tokenizer): the ``volume`` column says which. ``vocab="tokenizer"`` (default) prices
+    each row with its tokenizer's own vocabulary (the ``vocab_size`` column of compare/sweep
+    results); ``vocab="model"`` pins the preset's. ``recommended`` is the cheapest row per language
+    among reliable ones: a row whose ``unk_rate`` is above ``max_unk`` loses text and says so in
+    ``not_recommended_because``. ``mfu`` defaults to the accelerator generation's calibrated value
+    (:func:`~tokstat.cost.calibration.default_mfu`). Training memory per GPU for ``gpus`` =
+    dp·``tp``·``pp`` with ZeRO ``zero`` and ``recompute``; serving with ``weights``/``kv_dtype``
+    precisions and a request of ``prompt_chars`` in, ``output_chars`` out — characters of the pivot
+    language, i.e. that content, in every language (:func:`serving`)."""
     from .calibration import default_mfu
 
     mfu_source = "given"
     if mfu is None:
         mfu, mfu_source = default_mfu(g.name)
-    if (train_chars is None) == (train_tokens is None):
-        raise TokstatError("say how much text is trained on", fix="pass exactly one of --train-chars, --train-tokens")
     check_mfu(mfu)
-    for opt, v in (("--train-chars", train_chars), ("--train-tokens", train_tokens), ("--price", price)):
-        if v is not None and not (math.isfinite(v) and v > 0):
-            raise TokstatError(f"{opt} must be a finite positive number, got {v}", fix=f"e.g. {opt} "
-                               + {"--train-chars": "1e12", "--train-tokens": "2e12", "--price": "2.5"}[opt])
+    _positive("--price", price, "2.5")
+    _positive("--prompt-chars", prompt_chars, "1000")
+    _positive("--output-chars", output_chars, "250")
     if not 0 < mbu <= 1:
         raise TokstatError(f"MBU must be in (0, 1], got {mbu}", fix="typical values are 0.6-0.8")
     if vocab not in ("tokenizer", "model"):
         raise TokstatError(f"unknown vocabulary source {vocab!r}", fix="use --vocab tokenizer or --vocab model")
     if not (math.isfinite(max_unk) and 0 <= max_unk < 1):
         raise TokstatError(f"--max-unk must be in [0, 1), got {max_unk}", fix="e.g. --max-unk 0.01")
+    if weights not in WEIGHT_PRECISIONS or kv_dtype not in KV_PRECISIONS:
+        raise TokstatError(f"unknown precision weights={weights} kv={kv_dtype}",
+                           fix=f"--weights {'|'.join(WEIGHT_PRECISIONS)}, --kv {'|'.join(KV_PRECISIONS)}")
     if gpus < 1 or batch < 1:
         raise TokstatError("--gpus and --batch must be at least 1", fix="e.g. --gpus 8 --batch 32")
+    if tp < 1 or pp < 1 or gpus % (tp * pp):
+        raise TokstatError(f"--gpus {gpus} is not a multiple of --tp {tp} × --pp {pp}",
+                           fix="choose tp·pp dividing the GPUs (data parallel takes the rest)")
+    layout = {"dp": gpus // (tp * pp), "tp": tp, "pp": pp, "zero": zero, "recompute": recompute,
+              "micro_batch": micro_batch}
+    training_memory_per_gpu(model, **layout)   # the layout is checked before any row
     need = {"tokenizer", "language", "tokens_per_char", "premium"}
     if not need <= set(results.columns):
         raise TokstatError(f"results lack columns {sorted(need - set(results.columns))}",
                            fix="pass the output of tokstat compare or tokstat sweep")
+    tokens_of, volume = volume_tokens(results, model, train_chars=train_chars, train_bytes=train_bytes,
+                                      train_tokens=train_tokens, tokens_per_param=tokens_per_param, reference=reference)
     mix = parse_mix(mix)
+    price_source = "--price" if price is not None else f"catalogue: indicative on-demand price as of 2026-12 ({g.source})"
     price = g.price_usd_h if price is None else price
+    pivot = pivot_of(results)
     rows = []
     own = vocab == "tokenizer" and "vocab_size" in results.columns and results["vocab_size"].is_not_null().all()
     if vocab == "tokenizer" and not own:
@@ -107,41 +220,57 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
                       f"vocabulary ({model.vocab_size:,}); rerun tokstat compare for each tokenizer's own", stacklevel=2)
     has_unk = "unk_rate" in results.columns
     keys = ["tokenizer", "vocab_size"] if "vocab_size" in results.columns else ["tokenizer"]
+    serve = {"weights": weights, "kv_dtype": kv_dtype}
     for _, grp in results.group_by(keys, maintain_order=True):
         langs = grp.to_dicts()
         vs = int(langs[0]["vocab_size"]) if own else model.vocab_size
         m = model.with_vocab(vs) if vs != model.vocab_size else model
         fam = langs[0].get("tokenizer_family")
-        todo = [(r["language"], r["tokens_per_char"], r["premium"], r.get("unk_rate")) for r in langs if r["tokens_per_char"]]
+        by = {r["language"]: r for r in langs}
+        piv_tpc = by[pivot]["tokens_per_char"] if pivot in by else None
+        todo = [(r["language"], r["tokens_per_char"], r.get("tokens_per_byte"), r["premium"], r.get("unk_rate"))
+                for r in langs if r["tokens_per_char"]]
         if mix:
-            by = {r["language"]: r for r in langs}
             missing = set(mix) - set(by)
             if missing:
                 raise TokstatError(f"--mix names languages not in the results: {', '.join(sorted(missing))}",
                                    fix=f"use {', '.join(sorted(by))}")
             wsum = sum(mix.values())
             tpc = sum(w * by[k]["tokens_per_char"] for k, w in mix.items()) / wsum
+            tpb = (sum(w * by[k]["tokens_per_byte"] for k, w in mix.items()) / wsum
+                   if "tokens_per_byte" in results.columns else None)
             prem = sum(w * (by[k]["premium"] or 1.0) for k, w in mix.items()) / wsum
             unk = max((by[k].get("unk_rate") or 0.0) for k in mix) if has_unk else None
-            todo.append(("mix", tpc, prem, unk))
-        for lang, tpc, prem, unk in todo:
+            todo.append(("mix", tpc, tpb, prem, unk))
+        for lang, tpc, tpb, prem, unk in todo:
             why = (f"unknown tokens on {unk:.1%} of characters (over {max_unk:.1%}): it loses text"
                    if unk is not None and unk > max_unk else None)
             r = {"tokenizer": langs[0]["tokenizer"], "language": lang, "tokenizer_family": fam, "vocab_size": vs,
                  "vocab_source": "tokenizer" if own else f"model ({model.name})", "tokens_per_char": tpc,
-                 "premium": prem, "unk_rate": unk, "not_recommended_because": why}
-            r.update(project_row(tpc, prem, m, g, gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
-                                 train_tokens=train_tokens, batch=batch, dtype=dtype))
+                 "premium": prem, "unk_rate": unk, "not_recommended_because": why, "volume": volume}
+            # a request is `prompt_chars` + `output_chars` of pivot-language content: in this language
+            # it is that many pivot tokens × the premium (the same content), not that many characters
+            per_char = (piv_tpc if piv_tpc else tpc) * (1.0 if prem is None else prem)
+            r.update(project_row(tpc, tokens_of(tpc, tpb, prem, piv_tpc), m, g, gpus=gpus, mfu=mfu, mbu=mbu,
+                                 price=price, batch=batch, train_layout=layout, prompt_tokens=prompt_chars * per_char,
+                                 output_tokens=output_chars * per_char, **serve))
             rows.append(r)
-    # what the same content costs in this language relative to the pivot, with the same model and
-    # hardware: every cost term is proportional to the token count, so it is the premium
     df = pl.DataFrame(rows, schema_overrides={"unk_rate": pl.Float64, "not_recommended_because": pl.String,
-                                              "tokenizer_family": pl.String},
-                      infer_schema_length=None).with_columns(pl.col("premium").fill_null(1.0).alias("cost_multiplier"))
+                                              "tokenizer_family": pl.String}, infer_schema_length=None)
+    # cost_multiplier: what the same content costs to train in this language relative to the pivot
+    # (training is proportional to tokens: the premium); serving_multiplier: the same for a request,
+    # where attention and KV reads grow faster than the token count
+    piv_req = pl.col("usd_per_request").filter(pl.col("language") == pivot).first().over(keys) if pivot else None
+    df = df.with_columns(pl.col("premium").fill_null(1.0).alias("cost_multiplier"),
+                         (pl.col("usd_per_request") / piv_req).alias("serving_multiplier") if pivot is not None
+                         else pl.lit(None, dtype=pl.Float64).alias("serving_multiplier"))
     # recommended: the cheapest reliable vocabulary per language (sweep results), tokenizer otherwise
     ok = pl.col("not_recommended_because").is_null()
     cheapest = pl.when(ok).then(pl.col("dollars")).otherwise(None).min().over("language")
-    df = df.with_columns((ok & (pl.col("dollars") == cheapest)).fill_null(False).alias("recommended"))
-    df = df.with_columns((pl.col("gpu_hours") / gpus / 24).alias("wall_clock_days"), pl.lit(mfu).alias("mfu"),
-                         pl.lit(mfu_source).alias("mfu_source"))
+    df = df.with_columns((ok & (pl.col("dollars") == cheapest)).fill_null(False).alias("recommended"),
+                         pl.lit(mfu).alias("mfu"), pl.lit(mfu_source).alias("mfu_source"),
+                         pl.lit(float(price)).alias("price_usd_h"), pl.lit(price_source).alias("price_source"))
     return df.select(COST_COLUMNS)
+
+
+__all__ = ["COST_COLUMNS", "MAX_UNK", "BYTES", "project", "project_row", "serving", "volume_tokens", "pivot_of"]

@@ -241,3 +241,25 @@ def test_the_report_never_names_a_tokenizer_that_loses_text():
                                                                           "premium_ci_high": pl.Float64})
     text = dict(answers({"compare": c}))["Which tokenizer?"]
     assert text.startswith("<b>hf/qwen3</b>") and "Left out, as they lose text" in text and "spm/t5" in text
+
+
+def test_roundtrip_rate_is_the_libraries_own_decode_and_a_lossy_tokenizer_is_never_recommended(shared):
+    from tokstat import compare, load_tokenizer
+    from tokstat.loaders import load_corpus
+
+    bert = load_tokenizer(f"wordpiece:{shared}/tokenizers/bert-base-chinese/vocab.txt")
+    cl = load_tokenizer("tiktoken:cl100k_base")
+    df = compare("sample", [cl, bert], n_boot=0, workers=1)
+    segs = [s for s in load_corpus("sample")][:200]
+    for a in (cl, bert):
+        for lang in ("en", "zh"):
+            texts = [s.texts[lang] for s in segs]
+            direct = sum((bert.tok.decode(i, skip_special_tokens=False) if a is bert else cl.enc.decode(i)) == t
+                         for i, t in zip(a.encode_batch(texts), texts)) / len(texts)
+            got = df.filter((pl.col("tokenizer") == a.id) & (pl.col("language") == lang))["roundtrip_rate"][0]
+            assert got == direct
+    assert set(df.filter(pl.col("tokenizer") == cl.id)["roundtrip_rate"]) == {1.0}
+    assert df.filter(pl.col("tokenizer") == bert.id)["roundtrip_rate"].max() < 0.5
+    cost = project(df, preset("llama2-7b"), gpu("h100-sxm"), train_chars=1e12)
+    b = cost.filter(pl.col("tokenizer") == bert.id)
+    assert not b["recommended"].any() and b["not_recommended_because"].str.contains("decoder gives back only").all()

@@ -25,6 +25,43 @@ from .segmenters import jieba_words, segmenter_name
 from .split import Split
 
 UNRELIABLE_UNK = 0.10
+#: segments per (tokenizer, language) whose decoding is checked against the text
+ROUNDTRIP_SAMPLE = 200
+
+
+def roundtrip_rates(adapters: list[Adapter], corpus: Corpus, langs: list[str], splits: dict,
+                    n: int = ROUNDTRIP_SAMPLE) -> dict[tuple[str, str], float | None]:
+    """Share of the first ``n`` non-empty texts per (tokenizer, language) — of the segments the
+    tokenizer is scored on — that its own decoder gives back exactly (``decode(encode(t)) == t``).
+    Below 1, the tokenizer loses text: unknown tokens, a lossy normaliser (lower-casing, NFKC) or
+    a pre-tokenizer that drops whitespace (WordPiece)."""
+    texts: dict[tuple[str, str], list[str]] = {(a.id, lang): [] for a in adapters for lang in langs}
+    for seg in corpus:
+        full = True
+        for a in adapters:
+            sp = splits.get(a.id)
+            for lang in langs:
+                bucket = texts[(a.id, lang)]
+                if len(bucket) < n:
+                    full = False
+                    t = seg.texts.get(lang, "")
+                    if t.strip() and (sp is None or sp.is_heldout(seg.id)):
+                        bucket.append(t)
+        if full:
+            break
+    out = {}
+    for a in adapters:
+        for lang in langs:
+            ts = texts[(a.id, lang)]
+            if not ts:
+                out[(a.id, lang)] = None
+                continue
+            try:
+                ids = a.encode_batch(ts)
+                out[(a.id, lang)] = sum(a.decode(i) == t for i, t in zip(ids, ts)) / len(ts)
+            except NotImplementedError:
+                out[(a.id, lang)] = None
+    return out
 
 
 def resolve_tokenizers(tokenizers: list[str | Adapter], corpus: Corpus) -> list[Adapter]:
@@ -204,6 +241,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                                fix="use a larger corpus or a larger ?heldout= fraction")
         raise TokstatError("the corpus has no segments", path=c.sources[0] if len(c.sources) == 1 else None,
                            fix=f"check that it holds aligned text: tokstat corpus info {c.name}")
+    rt = roundtrip_rates(adapters, c, langs, {a.id: job.split_of(a) or join_split for a in adapters})
     rows, seg_frames = [], []
     for a in adapters:
         singles = single_token_chars(a, set().union(*(stats[(a.id, lang)].cjk for lang in langs)))
@@ -217,6 +255,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                    "tokenizer_family": family_of(a)}
             row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
                                  n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None))
+            row["roundtrip_rate"] = rt[(a.id, lang)]
             row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split)
             _warn_nulls(row, st, pivot is not None, first=a is adapters[0])
             if row["unk_rate"] is not None and row["unk_rate"] > UNRELIABLE_UNK:
@@ -228,7 +267,8 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                                                           pl.lit(lang).alias("language")))
     df = pl.DataFrame(rows, schema_overrides={k: pl.Float64 for k in (
         "tokens_per_char", "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
-        "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "byte_fallback_rate",
+        "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
+        "byte_fallback_rate",
         "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "premium",
         "premium_ci_low", "premium_ci_high", "p50_tokens", "p95_tokens")}, infer_schema_length=None)
     df = df.select(COMPARE_COLUMNS)

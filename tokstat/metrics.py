@@ -12,7 +12,7 @@ from .counts import LangStats, percentile_from_counts
 
 COMPARE_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "segments", "chars", "bytes", "words", "tokens", "tokens_per_char",
                    "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
-                   "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate",
+                   "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
                    "byte_fallback_rate", "boundary_precision", "boundary_recall", "boundary_f1",
                    "renyi_efficiency", "vocab_used", "premium", "premium_ci_low", "premium_ci_high",
                    "p50_tokens", "p95_tokens", "signature"]

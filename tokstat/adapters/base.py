@@ -182,6 +182,10 @@ class Adapter:
         partial = ~(isb[starts + base[seg]] & isb[ends + base[seg]])
         return Encoded(ids, off, starts, ends, partial)
 
+    def decode(self, ids: list[int]) -> str:
+        """The text the library's own decoder gives back for ``ids`` (special tokens kept)."""
+        raise NotImplementedError
+
     def _encode(self, texts):  # pragma: no cover - abstract
         """Flat ``(ids, counts, starts, ends)``: ids of all texts, tokens per text, byte spans within each text."""
         raise NotImplementedError

@@ -84,6 +84,9 @@ class HFAdapter(Adapter):
         a.unk_ids = frozenset(i for i in self.unk_ids if i < n)
         return a
 
+    def decode(self, ids: list[int]) -> str:
+        return self.tok.decode(list(ids), skip_special_tokens=False)
+
     def _encode(self, texts):
         n = len(texts)
         if self._lens is not None:   # byte-level: spans follow from the ids' byte lengths

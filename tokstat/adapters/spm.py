@@ -26,6 +26,9 @@ class SPMAdapter(Adapter):
         self.vocab_size = n - control
         self.unk_ids = frozenset({sp.unk_id()}) if sp.unk_id() >= 0 else frozenset()
 
+    def decode(self, ids: list[int]) -> str:
+        return self.sp.decode(list(ids))
+
     def _encode(self, texts):
         res = self.sp.encode(texts, return_type="offset_mapping", return_bytes=True,
                              num_threads=self.threads or os.cpu_count() or 1)

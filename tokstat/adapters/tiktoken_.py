@@ -53,6 +53,9 @@ class TiktokenAdapter(Adapter):
         self.n_ids = n + id_offset
         self.byte_fallback = np.zeros(self.n_ids, dtype=bool)
 
+    def decode(self, ids: list[int]) -> str:
+        return self.enc.decode([i - self.id_offset for i in ids])
+
     def _encode(self, texts):
         core = self.enc._core_bpe.encode_ordinary    # releases the GIL
         n = self.threads or min(8, os.cpu_count() or 1)

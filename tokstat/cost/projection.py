@@ -169,7 +169,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     the first tokenizer): the ``volume`` column says which. ``vocab="tokenizer"`` (default) prices
     each row with its tokenizer's own vocabulary (the ``vocab_size`` column of compare/sweep
     results); ``vocab="model"`` pins the preset's. ``recommended`` is the cheapest row per language
-    among reliable ones: a row whose ``unk_rate`` is above ``max_unk`` loses text and says so in
+    among reliable ones: a row whose ``unk_rate`` is above ``max_unk``, or whose ``roundtrip_rate``
+    (compare: decode(encode(text)) == text on sampled segments) is below 1, loses text and says so in
     ``not_recommended_because``. ``mfu`` defaults to the accelerator generation's calibrated value
     (:func:`~tokstat.cost.calibration.default_mfu`). Training memory per GPU for ``gpus`` =
     dp·``tp``·``pp`` with ZeRO ``zero`` and ``recompute``; serving with ``weights``/``kv_dtype``
@@ -228,8 +229,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
         fam = langs[0].get("tokenizer_family")
         by = {r["language"]: r for r in langs}
         piv_tpc = by[pivot]["tokens_per_char"] if pivot in by else None
-        todo = [(r["language"], r["tokens_per_char"], r.get("tokens_per_byte"), r["premium"], r.get("unk_rate"))
-                for r in langs if r["tokens_per_char"]]
+        todo = [(r["language"], r["tokens_per_char"], r.get("tokens_per_byte"), r["premium"], r.get("unk_rate"),
+                 r.get("roundtrip_rate")) for r in langs if r["tokens_per_char"]]
         if mix:
             missing = set(mix) - set(by)
             if missing:
@@ -241,10 +242,15 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
                    if "tokens_per_byte" in results.columns else None)
             prem = sum(w * (by[k]["premium"] or 1.0) for k, w in mix.items()) / wsum
             unk = max((by[k].get("unk_rate") or 0.0) for k in mix) if has_unk else None
-            todo.append(("mix", tpc, tpb, prem, unk))
-        for lang, tpc, tpb, prem, unk in todo:
-            why = (f"unknown tokens on {unk:.1%} of characters (over {max_unk:.1%}): it loses text"
-                   if unk is not None and unk > max_unk else None)
+            rts = [by[k].get("roundtrip_rate") for k in mix if by[k].get("roundtrip_rate") is not None]
+            todo.append(("mix", tpc, tpb, prem, unk, min(rts) if rts else None))
+        for lang, tpc, tpb, prem, unk, rtr in todo:
+            why = "; ".join(w for w in (
+                f"unknown tokens on {unk:.1%} of characters (over {max_unk:.1%})" if unk is not None and unk > max_unk
+                else None,
+                f"its decoder gives back only {rtr:.0%} of the sampled texts" if rtr is not None and rtr < 1 else None)
+                if w) or None
+            why = f"{why}: it loses text" if why else None
             r = {"tokenizer": langs[0]["tokenizer"], "language": lang, "tokenizer_family": fam, "vocab_size": vs,
                  "vocab_source": "tokenizer" if own else f"model ({model.name})", "tokens_per_char": tpc,
                  "premium": prem, "unk_rate": unk, "not_recommended_because": why, "volume": volume}

@@ -16,13 +16,19 @@ def answers(results: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:
         pivot = c.filter(pl.col("premium") == 1.0)["language"].to_list()
         # a tokenizer that reads more than MAX_UNK of some language's characters as unknown tokens
         # loses text: its low premium is not a saving, and it is never the answer
-        lossy = sorted(set(c.filter(pl.col("unk_rate") > MAX_UNK)["tokenizer"].to_list())) if "unk_rate" in c.columns else []
+        bad = pl.lit(False)
+        if "unk_rate" in c.columns:
+            bad = bad | (pl.col("unk_rate") > MAX_UNK).fill_null(False)
+        if "roundtrip_rate" in c.columns:
+            bad = bad | (pl.col("roundtrip_rate") < 1).fill_null(False)
+        lossy = sorted(set(c.filter(bad)["tokenizer"].to_list()))
         others = c.filter(~pl.col("language").is_in(pivot[:1]) & pl.col("premium").is_not_null()
                           & ~pl.col("tokenizer").is_in(lossy))
         if others.height:
             mean = others.group_by("tokenizer").agg(pl.col("premium").mean().alias("m")).sort("m")
             best = mean.row(0, named=True)
-            left = (f" Left out, as they lose text (over {MAX_UNK:.0%} of a language's characters unknown): "
+            left = (f" Left out, as they lose text (over {MAX_UNK:.0%} of a language's characters unknown, or "
+                    "their decoder does not give the text back): "
                     + ", ".join(html.escape(t) for t in lossy) + ".") if lossy else ""
             out.append(("Which tokenizer?", f"<b>{html.escape(best['tokenizer'])}</b> has the lowest mean premium "
                         f"({best['m']:.2f}× the pivot, {pivot[0] if pivot else 'pivot'}) across "

@@ -159,17 +159,35 @@ def test_default_mfu_per_generation_reproduces_published_gpu_hours():
     from tokstat.cost.hardware import gpu_hours
 
     rs = [r for r in runs() if r["gpu_hours"]]
-    for gen in {r["generation"] for r in rs}:
-        mine = [r for r in rs if r["generation"] == gen]
-        mfu, why = default_mfu(mine[0]["gpu"])
+    for gen, prec in {(r["generation"], r["precision"]) for r in rs}:
+        mine = [r for r in rs if r["generation"] == gen and r["precision"] == prec]
+        mfu, why = default_mfu(mine[0]["gpu"], prec)
         assert why.startswith("calibrated")
-        pred = {r["run"]: gpu_hours(r["flops"], gpu(r["gpu"]), mfu) for r in mine}
+        pred = {r["run"]: gpu_hours(r["flops"], gpu(r["gpu"]), mfu, prec) for r in mine}
         assert sum(pred.values()) == pytest.approx(sum(r["gpu_hours"] for r in mine), rel=0.01)
         for r in mine:
             if active_params(preset(r["model"])) >= 30e9:
                 assert pred[r["run"]] == pytest.approx(r["gpu_hours"], rel=0.25), r["run"]
     assert 0.30 < default_mfu("h100-sxm")[0] < 0.40 and 0.40 < default_mfu("a100-80gb-sxm")[0] < 0.47
     assert default_mfu("b200")[1].startswith("uncalibrated")
+    assert 0.15 < default_mfu("h100-sxm", "fp8")[0] < 0.25          # DeepSeek-V3 against the FP8 peak
+
+
+def test_fp8_training_uses_the_fp8_peak_and_goodput_scales_the_hours():
+    res = pl.DataFrame({"tokenizer": ["t", "t"], "language": ["en", "zh"], "tokens_per_char": [0.25, 1.0],
+                        "premium": [1.0, 1.6]})
+    m, g = preset("llama2-7b"), gpu("h100-sxm")
+    bf = project(res, m, g, train_chars=1e12, mfu=0.4)
+    f8 = project(res, m, g, train_chars=1e12, mfu=0.4, precision="fp8")
+    assert f8["gpu_hours"][0] == pytest.approx(bf["gpu_hours"][0] * g.bf16_tflops / g.fp8_tflops)
+    half = project(res, m, g, train_chars=1e12, mfu=0.4, goodput=0.5)
+    assert half["gpu_hours"][0] == pytest.approx(2 * bf["gpu_hours"][0])
+    from tokstat import TokstatError
+
+    with pytest.raises(TokstatError, match="has no FP8 tensor cores"):
+        project(res, m, gpu("a100-80gb-sxm"), train_chars=1e12, precision="fp8")
+    with pytest.raises(TokstatError, match="goodput must be in"):
+        project(res, m, g, train_chars=1e12, goodput=1.5)
 
 
 def test_docs_tabulate_every_runs_implied_mfu():
@@ -262,4 +280,29 @@ def test_roundtrip_rate_is_the_libraries_own_decode_and_a_lossy_tokenizer_is_nev
     assert df.filter(pl.col("tokenizer") == bert.id)["roundtrip_rate"].max() < 0.5
     cost = project(df, preset("llama2-7b"), gpu("h100-sxm"), train_chars=1e12)
     b = cost.filter(pl.col("tokenizer") == bert.id)
-    assert not b["recommended"].any() and b["not_recommended_because"].str.contains("decoder gives back only").all()
+    assert not b["recommended"].any() and b["not_recommended_because"].str.contains("decoder gives back").all()
+
+
+def test_cost_on_pud_with_real_tokenizers_shows_their_vocabularies_and_recommends_none_that_loses_text(shared):
+    """The issue's acceptance run: cl100k_base, llama3, qwen3, llama2 (and t5, which loses Chinese
+    and Japanese) on PUD: each row priced with its own vocabulary; no lossy row recommended."""
+    from tokstat import compare, load_tokenizer
+    from tokstat.loaders import load_corpus
+
+    T = shared / "tokenizers"
+    toks = [load_tokenizer(s) for s in ("tiktoken:cl100k_base", f"tiktoken:{T}/llama3/tokenizer.model?pattern=llama3",
+                                        f"hf:{T}/qwen3/tokenizer.json", f"spm:{T}/llama2/tokenizer.model",
+                                        f"spm:{T}/t5/spiece.model")]
+    c = load_corpus(shared / "corpora/ud-pud").select(["en", "zh", "ja"])
+    df = compare(c, toks, n_boot=0)
+    cost = project(df, preset("llama3-8b"), gpu("h100-sxm"), gpus=8)
+    for a in toks:
+        assert set(cost.filter(pl.col("tokenizer") == a.id)["vocab_size"]) == {a.vocab_size}
+    assert {a.vocab_size for a in toks} >= {100256, 128000, 151643}
+    rec = cost.filter(pl.col("recommended"))
+    assert rec["not_recommended_because"].is_null().all() and "spm/t5" not in rec["tokenizer"].to_list()
+    lossless = {(r["tokenizer"], r["language"]) for r in df.iter_rows(named=True)
+                if (r["roundtrip_rate"] or 0) == 1 and (r["unk_rate"] or 0) <= 0.01}
+    assert all((r["tokenizer"], r["language"]) in lossless for r in rec.iter_rows(named=True) if r["language"] != "mix")
+    t5 = cost.filter((pl.col("tokenizer") == "spm/t5") & pl.col("language").is_in(["zh", "ja"]))
+    assert t5["not_recommended_because"].str.contains("it loses text").all()

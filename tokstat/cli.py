@@ -353,6 +353,10 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
 @click.option("--recompute", type=click.Choice(["none", "selective", "full"]), default="selective", show_default=True,
               help="activation recomputation for training memory")
 @click.option("--micro-batch", default=1, show_default=True, help="sequences per GPU per step for training memory")
+@click.option("--train-precision", type=click.Choice(["bf16", "fp8"]), default="bf16", show_default=True,
+              help="training precision: the peak the MFU applies to (fp8 where the GPU has it)")
+@click.option("--goodput", default=1.0, show_default=True,
+              help="share of paid GPU-hours that train (1 with the calibrated MFU, which already includes lost hours)")
 @click.option("--vocab", type=click.Choice(["tokenizer", "model"]), default="tokenizer", show_default=True,
               help="price each row with its tokenizer's own vocabulary, or pin the model preset's")
 @click.option("--max-unk", default=0.01, show_default=True,
@@ -361,7 +365,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
 @click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records instead of the table")
 def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_bytes, train_tokens,
              tokens_per_param, reference, mix, batch, weight_dtype, kv_dtype, prompt_chars, output_chars, tp, pp, zero,
-             recompute, micro_batch, vocab, max_unk, out, as_json):
+             recompute, micro_batch, train_precision, goodput, vocab, max_unk, out, as_json):
     """Training and serving cost per (tokenizer, language) from compare/sweep results."""
     from . import parse
     from .cost.hardware import gpu
@@ -377,7 +381,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
                   train_bytes=train_bytes, train_tokens=train_tokens, tokens_per_param=tokens_per_param,
                   reference=reference, mix=parse.mix(mix), batch=batch, weights=weight_dtype, kv_dtype=kv_dtype,
                   prompt_chars=prompt_chars, output_chars=output_chars, tp=tp, pp=pp, zero=zero, recompute=recompute,
-                  micro_batch=micro_batch, vocab=vocab, max_unk=max_unk)
+                  micro_batch=micro_batch, precision=train_precision, goodput=goodput, vocab=vocab, max_unk=max_unk)
     if as_json:
         click.echo(cdf.write_json())
         if out:
@@ -408,7 +412,8 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
            f"weights {weight_dtype}, KV {kv_dtype}, requests of {prompt_chars:g} + {output_chars:g} pivot-language characters' "
            f"content, batch {batch}")
     _print(f"vocabulary: {'each tokenizer' + chr(39) + 's own' if vocab == 'tokenizer' else 'the model preset' + chr(39) + 's'}"
-           f"; best = cheapest per language among rows with at most {max_unk:.1%} unknown-token characters")
+           f"; best = cheapest per language among rows that keep the text (at most {max_unk:.1%} unknown-token "
+           "characters, and a decoder that gives every sampled text back)")
     for r in cdf.filter(cdf["not_recommended_because"].is_not_null()).iter_rows(named=True):
         _print(f"not recommended: {r['tokenizer']} on {r['language']}: {r['not_recommended_because']}")
     if out:

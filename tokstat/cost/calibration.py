@@ -2,7 +2,8 @@
 default MFU per accelerator generation.
 
 A run's implied MFU = its training FLOPs (tokstat's count: :func:`~tokstat.cost.model.training_flops_per_token`
-at the run's training context × tokens) / (stated GPU-hours · 3600 · dense BF16 peak). Published
+at the run's training context × tokens) / (stated GPU-hours · 3600 · dense peak at the run's training
+precision: BF16, or FP8 for DeepSeek-V3). Published
 GPU-hours include every lost hour (restarts, evaluation, stragglers), so an MFU calibrated on them
 already carries the run's goodput. A generation's default is its runs pooled, FLOPs-weighted
 (Σ FLOPs / Σ GPU-hours·peak): large runs weigh most, as they should for a pretraining budget.
@@ -38,24 +39,28 @@ def runs() -> list[dict]:
         g: GPU = cat[r["gpu"]]
         flops = training_flops_per_token(m, r["train_context"]) * r["tokens"]
         hours = r["gpu_hours"] or None
+        precision = r.get("precision", "bf16")
+        peak = g.fp8_tflops if precision == "fp8" else g.bf16_tflops
         out.append({"run": name, "model": r["model"], "tokens": r["tokens"], "gpu": r["gpu"],
                     "generation": generation(r["gpu"]), "gpu_hours": hours, "flops": flops,
                     "flops_6nd": 6 * active_params(m) * r["tokens"], "stated_flops": r.get("stated_flops"),
-                    "stated_mfu": r.get("stated_mfu"), "peak_tflops": g.bf16_tflops,
-                    "implied_mfu": flops / (hours * 3600 * g.bf16_tflops * 1e12) if hours else None,
+                    "stated_mfu": r.get("stated_mfu"), "precision": precision, "peak_tflops": peak,
+                    "implied_mfu": flops / (hours * 3600 * peak * 1e12) if hours else None,
                     "source": r["source"]})
     return out
 
 
-def default_mfu(gpu_name: str) -> tuple[float, str]:
-    """The MFU to assume on ``gpu_name`` and where it comes from.
+def default_mfu(gpu_name: str, precision: str = "bf16") -> tuple[float, str]:
+    """The MFU to assume on ``gpu_name`` training at ``precision`` (its dense peak), and its source.
 
     >>> default_mfu("h100-sxm")[1]
-    'calibrated: hopper runs llama3-8b, llama3-70b, llama3.1-405b, deepseek-v3 (pooled)'
+    'calibrated: hopper bf16 runs llama3-8b, llama3-70b, llama3.1-405b (pooled)'
+    >>> default_mfu("h800", "fp8")[1]
+    'calibrated: hopper fp8 runs deepseek-v3 (pooled)'
     """
     gen = generation(gpu_name)
-    rs = [r for r in runs() if r["generation"] == gen and r["gpu_hours"]]
+    rs = [r for r in runs() if r["generation"] == gen and r["gpu_hours"] and r["precision"] == precision]
     if not rs:
-        return UNCALIBRATED_MFU, f"uncalibrated: no published run on {gen or gpu_name}"
+        return UNCALIBRATED_MFU, f"uncalibrated: no published {precision} run on {gen or gpu_name}"
     mfu = sum(r["flops"] for r in rs) / sum(r["gpu_hours"] * 3600 * r["peak_tflops"] * 1e12 for r in rs)
-    return round(mfu, 3), f"calibrated: {gen} runs {', '.join(r['run'] for r in rs)} (pooled)"
+    return round(mfu, 3), f"calibrated: {gen} {precision} runs {', '.join(r['run'] for r in rs)} (pooled)"

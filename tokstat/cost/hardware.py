@@ -41,8 +41,21 @@ def check_mfu(mfu: float) -> None:
         raise TokstatError(f"MFU must be in (0, 1], got {mfu}", fix="typical values are 0.3-0.5")
 
 
-def gpu_hours(flops: float, g: GPU, mfu: float) -> float:
-    """GPU-hours = FLOPs / (dense peak · MFU · 3600). MFU (model FLOPs utilisation, Chowdhery et al.
-    2022) must lie in (0, 1]."""
+def peak_tflops(g: GPU, precision: str = "bf16") -> float:
+    """Dense peak at the training precision: BF16/FP16, or FP8 where the accelerator has it."""
+    if precision == "bf16":
+        return g.bf16_tflops
+    if precision == "fp8":
+        if not g.fp8_tflops:
+            raise TokstatError(f"{g.name} has no FP8 tensor cores", fix="use --train-precision bf16 or an FP8 GPU (H100, H200, B200, ...)")
+        return g.fp8_tflops
+    raise TokstatError(f"unknown training precision {precision!r}", fix="use bf16 or fp8")
+
+
+def gpu_hours(flops: float, g: GPU, mfu: float, precision: str = "bf16", goodput: float = 1.0) -> float:
+    """GPU-hours = FLOPs / (dense peak · MFU · goodput · 3600). MFU (model FLOPs utilisation,
+    Chowdhery et al. 2022) and goodput (the share of paid hours that train) must lie in (0, 1]."""
     check_mfu(mfu)
-    return flops / (g.bf16_tflops * 1e12 * mfu * 3600)
+    if not 0 < goodput <= 1:
+        raise TokstatError(f"goodput must be in (0, 1], got {goodput}", fix="e.g. --goodput 0.9 (1 with a calibrated MFU)")
+    return flops / (peak_tflops(g, precision) * 1e12 * mfu * goodput * 3600)

@@ -25,7 +25,7 @@ COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "voca
                 "chars_in_context", "prefill_s_per_1k_chars", "prefill_bound", "decode_s_per_1k_chars",
                 "decode_bound", "serving_usd_per_m_chars", "request_prefill_s", "request_decode_s",
                 "usd_per_request", "serving_multiplier", "fits", "recommended", "not_recommended_because",
-                "mfu", "mfu_source", "price_usd_h", "price_source"]
+                "mfu", "mfu_source", "train_precision", "goodput", "price_usd_h", "price_source"]
 #: above this share of characters read as unknown tokens a tokenizer loses text: never recommended
 MAX_UNK = 0.01
 #: the default training budget: Chinchilla's ~20 tokens per parameter (Hoffmann et al. 2022), in
@@ -81,10 +81,12 @@ def serving(tpc: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: f
 
 
 def project_row(tpc: float, tokens: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: float,
-                price: float, batch: int, train_layout: dict | None = None, **serve) -> dict:
-    """All cost columns for one language with ``tpc`` tokens per character, trained on ``tokens``."""
+                price: float, batch: int, train_layout: dict | None = None, train_mfu: float | None = None,
+                precision: str = "bf16", goodput: float = 1.0, **serve) -> dict:
+    """All cost columns for one language with ``tpc`` tokens per character, trained on ``tokens``
+    (at ``train_mfu`` of the ``precision`` peak, default ``mfu``; serving uses ``mfu`` of BF16)."""
     flops = tokens * training_flops_per_token(m)
-    hours = gpu_hours(flops, g, mfu)
+    hours = gpu_hours(flops, g, train_mfu or mfu, precision, goodput)
     mem = training_memory_per_gpu(m, **(train_layout or {"dp": gpus}))
     need = sum(mem.values())
     return {"training_tokens": tokens, "training_flops": flops, "gpu_hours": hours, "wall_clock_days": hours / gpus / 24,
@@ -160,8 +162,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             tokens_per_param: float | None = None, reference: str | None = None,
             mix: dict[str, float] | None = None, batch: int = 32, weights: str = "bf16", kv_dtype: str = "bf16",
             prompt_chars: float = 1000, output_chars: float = 250, tp: int = 1, pp: int = 1, zero: int = 1,
-            recompute: str = "selective", micro_batch: int = 1, vocab: str = "tokenizer",
-            max_unk: float = MAX_UNK) -> pl.DataFrame:
+            recompute: str = "selective", micro_batch: int = 1, precision: str = "bf16", goodput: float = 1.0,
+            vocab: str = "tokenizer", max_unk: float = MAX_UNK) -> pl.DataFrame:
     """One row per (tokenizer, language[, vocab size]) of ``results`` (+ a ``mix`` row per tokenizer).
 
     Volume (:func:`volume_tokens`): one of ``train_chars``, ``train_bytes``, ``train_tokens`` or
@@ -175,13 +177,23 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     (:func:`~tokstat.cost.calibration.default_mfu`). Training memory per GPU for ``gpus`` =
     dp·``tp``·``pp`` with ZeRO ``zero`` and ``recompute``; serving with ``weights``/``kv_dtype``
     precisions and a request of ``prompt_chars`` in, ``output_chars`` out — characters of the pivot
-    language, i.e. that content, in every language (:func:`serving`)."""
+    language, i.e. that content, in every language (:func:`serving`). Training at ``precision``
+    (``bf16``, or ``fp8`` on its FP8 peak) and ``goodput`` (share of paid hours that train: 1 with a
+    calibrated MFU, which already carries the published runs' lost hours)."""
     from .calibration import default_mfu
+    from .hardware import peak_tflops
 
+    peak_tflops(g, precision)   # an FP8 run on a GPU without FP8 is an error before any row
     mfu_source = "given"
+    train_mfu = None
     if mfu is None:
         mfu, mfu_source = default_mfu(g.name)
+        if precision != "bf16":
+            train_mfu, src = default_mfu(g.name, precision)
+            mfu_source = f"serving {mfu_source}; training {src}"
     check_mfu(mfu)
+    if not (math.isfinite(goodput) and 0 < goodput <= 1):
+        raise TokstatError(f"goodput must be in (0, 1], got {goodput}", fix="e.g. --goodput 0.9 (1 with a calibrated MFU)")
     _positive("--price", price, "2.5")
     _positive("--prompt-chars", prompt_chars, "1000")
     _positive("--output-chars", output_chars, "250")
@@ -248,7 +260,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             why = "; ".join(w for w in (
                 f"unknown tokens on {unk:.1%} of characters (over {max_unk:.1%})" if unk is not None and unk > max_unk
                 else None,
-                f"its decoder gives back only {rtr:.0%} of the sampled texts" if rtr is not None and rtr < 1 else None)
+                f"its decoder gives back {rtr:.1%} of the sampled texts, not all" if rtr is not None and rtr < 1 else None)
                 if w) or None
             why = f"{why}: it loses text" if why else None
             r = {"tokenizer": langs[0]["tokenizer"], "language": lang, "tokenizer_family": fam, "vocab_size": vs,
@@ -258,7 +270,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             # it is that many pivot tokens × the premium (the same content), not that many characters
             per_char = (piv_tpc if piv_tpc else tpc) * (1.0 if prem is None else prem)
             r.update(project_row(tpc, tokens_of(tpc, tpb, prem, piv_tpc), m, g, gpus=gpus, mfu=mfu, mbu=mbu,
-                                 price=price, batch=batch, train_layout=layout, prompt_tokens=prompt_chars * per_char,
+                                 price=price, batch=batch, train_layout=layout, train_mfu=train_mfu,
+                                 precision=precision, goodput=goodput, prompt_tokens=prompt_chars * per_char,
                                  output_tokens=output_chars * per_char, **serve))
             rows.append(r)
     df = pl.DataFrame(rows, schema_overrides={"unk_rate": pl.Float64, "not_recommended_because": pl.String,
@@ -274,7 +287,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     ok = pl.col("not_recommended_because").is_null()
     cheapest = pl.when(ok).then(pl.col("dollars")).otherwise(None).min().over("language")
     df = df.with_columns((ok & (pl.col("dollars") == cheapest)).fill_null(False).alias("recommended"),
-                         pl.lit(mfu).alias("mfu"), pl.lit(mfu_source).alias("mfu_source"),
+                         pl.lit(train_mfu or mfu).alias("mfu"), pl.lit(mfu_source).alias("mfu_source"),
+                         pl.lit(precision).alias("train_precision"), pl.lit(goodput).alias("goodput"),
                          pl.lit(float(price)).alias("price_usd_h"), pl.lit(price_source).alias("price_source"))
     return df.select(COST_COLUMNS)
 

@@ -3,8 +3,9 @@
 A byte-level BPE is trained once on a 50/50 (by characters) zh/en mix of Tatoeba cmn-eng (the
 bundled sample without ../shared), smaller vocabularies are derived by cutting its merges, and each
 is evaluated on the held-out split. ``tokstat cost`` then prices training the LLaMA-2-7B shape with
-that vocabulary for 2T pivot-language tokens on H100s at MFU 0.4: the vocabulary changes both the
-tokens needed (the premium) and the unembedding FLOPs (2·d·V per token). Writes
+that vocabulary on H100s (calibrated MFU) for the same content at every size: 2T tokens of English
+as the 32k vocabulary counts it (LLaMA-2's budget), which each size tokenizes its own way. The
+vocabulary changes both the tokens needed and the unembedding FLOPs (2·d·V per token). Writes
 
     analysis/results/vocab_7b/sweep.csv, cost.csv, vocab_7b.png, report.html
 
@@ -42,7 +43,8 @@ def main() -> int:
         sw = sweep(corpus, "bpe", SIZES, mix=MIX, n_boot=1000, boot_seed=0)
     for w in caught:
         print("note:", w.message)
-    cost = project(sw, preset("llama2-7b"), gpu("h100-sxm"), train_tokens=2e12, mix=MIX)
+    cost = project(sw, preset("llama2-7b"), gpu("h100-sxm"), train_tokens=2e12, reference=f"train/bpe-{SIZES[-1]}",
+                   mix=MIX)
     write_table(sw, OUT / "sweep.csv")
     write_table(cost, OUT / "cost.csv")
     plot(sw, cost, OUT / "vocab_7b.png")
@@ -79,7 +81,8 @@ def plot(sw: pl.DataFrame, cost: pl.DataFrame, path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend(frameon=False, fontsize=8)
         ax.spines[["top", "right"]].set_visible(False)
-    fig.suptitle("LLaMA-2-7B shape, BPE trained on 50/50 zh/en; cost of 2T English-equivalent tokens on H100 at MFU 0.4",
+    fig.suptitle(f"LLaMA-2-7B shape, BPE trained on 50/50 zh/en; the content of 2T English tokens (32k BPE) "
+                 f"on H100, MFU {cost['mfu'][0]:.3g}",
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=150, metadata={"Software": None})

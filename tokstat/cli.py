@@ -421,6 +421,118 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
         _print(f"wrote {out}")
 
 
+@cli.command("vocab-plan")
+@click.option("--sweep", "sweep_file", help="a tokstat sweep --out table (instant); or --corpus to run one")
+@click.option("--corpus", "corpus_spec", help="sweep this corpus first (one BPE training at the largest size)")
+@corpus_options
+@click.option("--algo", type=click.Choice(ALGOS), default="bpe", show_default=True, help="with --corpus")
+@click.option("--sizes", default="2000,4000,8000,16000,32000,64000", show_default=True, help="with --corpus")
+@model_options
+@click.option("--non-vocab-params", type=float, help="instead of --model: non-vocabulary parameters N_nv")
+@click.option("--d-model", type=int, help="instead of --model: the model width")
+@click.option("--mix", help="character shares of the training languages, e.g. zh=0.5,en=0.5 (default: equal)")
+@click.option("--flops", type=float, help="training budget in FLOPs for approach 3 (default: compute-optimal for N_nv)")
+@click.option("--max-premium", type=float, help="also report the smallest swept size with every premium at most this")
+@click.option("--serve-chars", type=float, help="also the size minimising training + serving these characters")
+@click.option("--train-chars", type=float, help="with --serve-chars: characters trained on (default 20 tokens/param)")
+@click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="with --serve-chars")
+@split_options
+@click.option("--out", help="write the per-size table (.parquet, .csv or .json)")
+@click.option("--png", help="write the curves and costs as a PNG")
+@click.option("--json", "as_json", is_flag=True, help="print the plan as one JSON object")
+@quiet_option
+def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix, flops,
+                   max_premium, serve_chars, train_chars, gpu_name, seed, heldout, out, png, as_json, quiet, **kw):
+    """The vocabulary size for a model and language mix: Tao et al. 2024's three approaches under
+    your corpus's tokens-per-character curves, with the flat region, fairness and serving variants."""
+    import json
+
+    from . import parse
+    from .cost.model import model_config
+    from .io import read_table, write_tables
+    from .split import Split
+    from .vocabplan import plan_from, plot_plan
+
+    copts = _pop_corpus(kw)
+    if sweep_file and corpus_spec:
+        raise TokstatError("pass --sweep or --corpus, not both", fix="drop one of them")
+    model = model_config(model_name, models_file) if model_name else None
+    mixd = parse.mix(mix)
+    size_list = parse.sizes(sizes) if corpus_spec else None
+    inputs = [Path(sweep_file)] if sweep_file else []
+    c = None
+    if corpus_spec:
+        c = load(corpus_spec, **copts)
+        inputs = inputs_of(corpus_spec, c)
+    check_outputs({"--out": (out, "table"), "--png": (png, "png")}, inputs=inputs)
+    sw = read_table(sweep_file, "tokstat sweep --out") if sweep_file else None
+    plan, sw, alloc = plan_from(sw, corpus=c, algo=algo, sizes=size_list, model=model, n_nv=non_vocab_params,
+                                d_model=d_model, mix=mixd, max_premium=max_premium, serve_chars=serve_chars,
+                                train_chars=train_chars, gpu_name=gpu_name, flops=flops, split=Split(heldout, seed))
+    if as_json:
+        click.echo(json.dumps(plan.to_dict(), indent=2, default=str))
+    else:
+        from rich.table import Table
+
+        t = Table(title=f"tokstat vocab-plan — recommended vocabulary {plan.recommended_vocab_size:,}")
+        t.add_column("approach (Tao et al. 2024)")
+        t.add_column("their curve", justify="right")
+        t.add_column("your curve", justify="right")
+        for k, v in plan.approaches.items():
+            t.add_row(k.replace("_", " "), f"{plan.tao_approaches[k]:,}", f"{v:,}")
+        for lang, v in plan.per_language.items():
+            t.add_row(f"{lang} alone", "", f"{v:,}")
+        _print(t)
+        _print(f"flat region (training FLOPs within 1% of the least): {plan.flat_region[0]:,}–{plan.flat_region[1]:,}")
+        if plan.fairness:
+            f = plan.fairness
+            _print(f"fairness: smallest swept size with every premium ≤ {f['max_premium']:g}: "
+                   f"{f['smallest_fair_size']:,}" if f["smallest_fair_size"] else
+                   f"fairness: no swept size has every premium ≤ {f['max_premium']:g}")
+        if plan.serving:
+            sv = plan.serving
+            _print(f"serving {sv['serve_chars']:.3g} characters after training on {sv['train_chars']:.3g}: "
+                   f"{sv['recommended_vocab_size']:,} (training alone: {sv['training_only_optimum']:,})")
+        for a in plan.assumptions:
+            _print(f"assumption: {a}")
+        for w in plan.warnings:
+            _print(f"note: {w}")
+        _print(f"to train it: {plan.training_command}")
+        if alloc is not None:
+            cols = [(k, k) for k in alloc.columns]
+            _print(_table("vocabulary allocation along the merge order (share of the first V tokens)", cols,
+                          alloc.iter_rows(named=True), lambda r, k: f"{r[k]:.1%}" if isinstance(r[k], float) else f"{r[k]:,}"))
+    tables = {}
+    if out:
+        per = pl_per_size(sw, alloc)
+        if per is not None:
+            tables[out] = per
+    if tables:
+        write_tables(tables)
+    if png:
+        d = model.d_model if model is not None else d_model
+        from .cost.model import non_embedding_params
+
+        nv = non_embedding_params(model) if (model is not None and non_vocab_params is None) else non_vocab_params
+        plot_plan(plan, sw, png, nv, d)
+    for p_ in [x for x in (out, png) if x]:
+        if not as_json:
+            _print(f"wrote {p_}")
+
+
+def pl_per_size(sw, alloc):
+    """The per-size table of ``vocab-plan --out``: the sweep's sizes and premiums (+ allocation)."""
+    if sw is None:
+        return None
+    import polars as pl
+
+    per = sw.select("vocab_size", "language", "tokens_per_char", "premium").pivot(
+        on="language", index="vocab_size", values=["tokens_per_char", "premium"]).sort("vocab_size")
+    if alloc is not None:
+        per = per.join(alloc, on="vocab_size", how="left")
+    return per if isinstance(per, pl.DataFrame) else None
+
+
 @cli.command("report")
 @click.argument("results", nargs=-1)
 @click.option("--out", required=True, help="the HTML file to write")

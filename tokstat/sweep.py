@@ -55,12 +55,13 @@ def derive_bpe(tok: Tokenizer, size: int, cfg: dict | None = None) -> Tokenizer:
 def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[str] | None = None,
           mix: dict[str, float] | None = None, pivot: str = "en", d_model: int = 4096, tied: bool = False,
           split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0,
-          max_chars: int = MAX_CHARS) -> pl.DataFrame:
+          max_chars: int = MAX_CHARS, trained: list | None = None) -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
     is smaller when the corpus cannot fill the vocabulary) and ``embedding_params`` = V·d (×2 untied).
 
     Every size is trained on the train side of ``split`` (default ``Split(0.1, seed=0)``) and scored
-    on its held-out side; ``boot_seed`` seeds the bootstrap intervals only."""
+    on its held-out side; ``boot_seed`` seeds the bootstrap intervals only. ``trained``, a list,
+    receives the adapter trained at the largest size (BPE: the others are its prefixes)."""
     split = Split() if split is None else split
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
@@ -73,16 +74,20 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     warm = threading.Thread(target=lambda: jieba_words("预热"), daemon=True)
     warm.start()
     if algo in PREFIX_ALGOS:
-        trained = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True)
-        big = trained.adapter
+        result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True)
+        big = result.adapter
+        if trained is not None:
+            trained.append(big)
         # evaluation reads the held-out segments kept by the training pass, not the corpus again
-        held = trained.heldout_segments
+        held = result.heldout_segments
         c = Corpus(c.name, c.languages, lambda: iter(held), c.sources, c.meta, c.gold_words, parent=c)
         cfg = json.loads(big.tok.to_str())
         for s in sizes:
             adapters.append(big.prefix(derive_bpe(big.tok, s, cfg), f"train/{algo}-{s}"))
     else:
         adapters = [train(c, algo, s, mix=mix, split=split).adapter for s in sizes]
+        if trained is not None:
+            trained.append(adapters[-1])
     warm.join()
     df = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars)
     vs = {a.id: a.vocab_size for a in adapters}

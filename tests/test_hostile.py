@@ -71,6 +71,17 @@ def results_csv(p: Path) -> str:
 
 
 _RESULTS: dict[str, str] = {}
+
+
+def _sweep_file(p: Path, sizes: int = 4) -> str:
+    """A small sweep-like table (vocab_size, language, tokens_per_char, premium)."""
+    rows = [{"vocab_size": v, "language": lang, "tokens_per_char": 1.2 - 0.1 * k + (0.3 if lang == "zh" else 0),
+             "premium": 1.0 if lang == "en" else 0.9} for k, v in enumerate([2000, 4000, 8000, 16000][:sizes])
+            for lang in ("en", "zh")]
+    df = pl.DataFrame(rows)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    df.write_csv(p) if p.suffix == ".csv" else df.write_parquet(p)
+    return str(p)
 EARLIER = "an earlier output\n"
 COST = ["--model", "llama2-7b", "--gpu", "h100-sxm"]
 
@@ -390,6 +401,30 @@ CASES = {
                                  r"unknown tokenizer kind 'magic'"),
     "compare-earlier-outputs-kept": (lambda t: ["compare", SAMPLE, "-t", TOK, "--pivot", "fr", "--out", w(t / "o.csv", EARLIER),
                                                 "--segments-out", w(t / "s.parquet", EARLIER)], r"pivot language 'fr'"),
+    # --- vocab-plan
+    "vocab-plan-no-model": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet")],
+                            r"say which model the vocabulary is for"),
+    "vocab-plan-sweep-and-corpus": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--corpus", SAMPLE,
+                                               "--model", "llama2-7b"], r"pass --sweep or --corpus, not both"),
+    "vocab-plan-not-a-sweep": (lambda t: ["vocab-plan", "--sweep", w(t / "x.csv", "a,b\n1,2\n"), "--model", "llama2-7b"],
+                               r"the sweep lacks columns"),
+    "vocab-plan-sweep-missing": (lambda t: ["vocab-plan", "--sweep", str(t / "none.parquet"), "--model", "llama2-7b"],
+                                 r"none\.parquet.*not found"),
+    "vocab-plan-mix-unknown-language": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--model",
+                                                   "llama2-7b", "--mix", "fr=0.5,en=0.5"], r"--mix names languages not in the sweep: fr"),
+    "vocab-plan-two-sizes": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet", sizes=2), "--model", "llama2-7b"],
+                             r"needs at least 3 vocabulary sizes"),
+    "vocab-plan-png-suffix": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--model", "llama2-7b",
+                                         "--png", str(t / "p.svg")], r"p\.svg: --png must end in \.png"),
+    "vocab-plan-serve-without-model": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--non-vocab-params",
+                                                  "6e9", "--d-model", "4096", "--serve-chars", "1e12"],
+                                       r"--serve-chars needs --model"),
+    "vocab-plan-negative-params": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--non-vocab-params",
+                                              "-1", "--d-model", "4096"], r"must be positive"),
+    "vocab-plan-serve-chars-nan": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--model", "llama2-7b",
+                                              "--serve-chars", "nan"], r"--serve-chars must be a finite positive number"),
+    "vocab-plan-out-is-the-sweep": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.csv"), "--model", "llama2-7b",
+                                               "--out", str(t / "sw.csv")], r"sw\.csv: --out is an input of this run"),
 }
 
 
@@ -438,7 +473,7 @@ def test_there_are_enough_cases_across_formats_kinds_and_commands():
     """The issue's floor: at least 80 cases, touching every command and every tokenizer kind."""
     assert len(CASES) >= 80
     src = Path(__file__).read_text(encoding="utf-8")
-    for word in ('"corpus", "info"', '"compare"', '"train"', '"sweep"', '"cost"', '"model-info"', '"report"',
+    for word in ('"corpus", "info"', '"compare"', '"train"', '"sweep"', '"cost"', '"model-info"', '"report"', '"vocab-plan"',
                  "tiktoken:", "hf:", "wordpiece:", "spm:", "train:", ".tsv", ".csv", "cmn.txt", ".jsonl", ".parquet",
                  ".tmx", ".conllu", ".po", ".mo", "hf_disk", "d/en.txt", "s/a."):
         assert src.count(word) >= 2, word

@@ -514,7 +514,7 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
         from .cost.model import non_embedding_params
 
         nv = non_embedding_params(model) if (model is not None and non_vocab_params is None) else non_vocab_params
-        plot_plan(plan, sw, png, nv, d)
+        plot_plan(plan, sw, png, nv, d, alloc)
     for p_ in [x for x in (out, png) if x]:
         if not as_json:
             _print(f"wrote {p_}")

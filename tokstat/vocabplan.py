@@ -373,29 +373,30 @@ def script_of(token: str) -> str:
     return "punctuation/space"
 
 
-def allocation(adapter, texts: dict[str, list[str]], sizes: list[int]) -> pl.DataFrame:
+def allocation(adapter, texts: dict[str, list[str]], sizes: list[int], max_chars: int = 200_000) -> pl.DataFrame:
     """For a BPE vocabulary (ids in merge order), the share of the first V tokens by script and by
     language, at each of ``sizes``: which language the new tokens go to as V grows. A token's
-    language is the one whose text uses it most per character (``texts``: a sample per language);
-    a token no sample uses is ``unused``."""
+    language is the one whose text (a sample of up to ``max_chars`` characters per language)
+    contains the token's text most often per character — independent of which longer tokens a
+    larger vocabulary would use instead; ``none`` when no sample contains it (a piece of a
+    multi-byte character, for instance)."""
     n = adapter.vocab_size
-    per_lang = {}
-    for lang, ts in texts.items():
-        counts = np.zeros(adapter.n_ids, dtype=np.float64)
-        enc = adapter.encode_spans(ts)
-        np.add.at(counts, enc.ids, 1.0)
-        per_lang[lang] = counts / max(1, sum(len(t) for t in ts))
-    langs = list(per_lang)
-    stack = np.stack([per_lang[k] for k in langs])
-    owner = np.where(stack.max(axis=0) > 0, stack.argmax(axis=0), -1)
-    scripts = [script_of(adapter.decode([i])) for i in range(n)]
+    sample = {lang: "\n".join(ts)[:max_chars] for lang, ts in texts.items()}
+    langs = list(sample)
+    tokens = [adapter.decode([i]) for i in range(n)]
+    owner = []
+    for tk in tokens:
+        freq = [sample[lang].count(tk) / max(1, len(sample[lang])) if tk else 0.0 for lang in langs]
+        owner.append(int(np.argmax(freq)) if max(freq) > 0 else -1)
+    owner = np.array(owner)
+    scripts = [script_of(t) for t in tokens]
     rows = []
     for v in sorted(set(min(s, n) for s in sizes)):
         row = {"vocab_size": v}
         own = owner[:v]
         for k, lang in enumerate(langs):
             row[f"lang:{lang}"] = float((own == k).mean())
-        row["lang:unused"] = float((own == -1).mean())
+        row["lang:none"] = float((own == -1).mean())
         sc = scripts[:v]
         for name in sorted(set(scripts)):
             row[f"script:{name}"] = sc.count(name) / v
@@ -453,10 +454,11 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
     return plan, sweep_df, alloc
 
 
-def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_model: int) -> None:
-    """PNG: left, tokens per character against V (swept points, fitted curves); right, training
+def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_model: int,
+              alloc: pl.DataFrame | None = None) -> None:
+    """PNG: left, tokens per character against V (swept points, fitted curves); middle, training
     FLOPs for the same text relative to the optimum, per language and for the mix, the
-    recommendation marked."""
+    recommendation marked; right (with ``alloc``), the share of the first V tokens per language."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -465,7 +467,7 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
     from .io import atomic_path
 
     grid = np.geomspace(V_MIN, 512_000, 300)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, axes = plt.subplots(1, 3 if alloc is not None else 2, figsize=(15 if alloc is not None else 10, 3.8))
     curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in plan.fit.items()}
     if not curves:
         curves = {"Tao et al.": Curve(*TAO_ABC)}
@@ -482,6 +484,13 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
     axes[0].set_ylabel("tokens per character")
     axes[1].set_ylabel("training FLOPs for the same text / least")
     axes[1].set_ylim(0.98, 1.3)
+    if alloc is not None:
+        cols = [c for c in alloc.columns if c.startswith("lang:")]
+        d = alloc.sort("vocab_size")
+        axes[2].stackplot(d["vocab_size"].to_list(), *[d[c].to_list() for c in cols], labels=[c[5:] for c in cols],
+                          alpha=0.8)
+        axes[2].set_ylabel("share of the first V tokens")
+        axes[2].set_ylim(0, 1)
     for ax in axes:
         ax.set_xscale("log")
         ax.set_xlabel("vocabulary size")

@@ -29,6 +29,32 @@ UNRELIABLE_UNK = 0.10
 ROUNDTRIP_SAMPLE = 200
 
 
+def chinese_scripts(corpus: Corpus, langs: list[str], n: int = 500) -> dict[str, str]:
+    """For each language coded plain ``zh`` (no script subtag): the script its text is written in
+    (:func:`tokstat.langs.chinese_script` on the first ``n`` segments), with a warning when it is not
+    Simplified — UD PUD's "zh" is Traditional, so a "Chinese premium" must say which Chinese."""
+    from itertools import islice
+
+    from .langs import chinese_script
+
+    todo = [lang for lang in langs if lang == "zh"]
+    out: dict[str, str] = {}
+    if not todo:
+        return out
+    segs = list(islice(iter(corpus), n))
+    for lang in todo:
+        script, share = chinese_script(s.texts.get(lang, "") for s in segs)
+        if script is None:
+            continue
+        out[lang] = script
+        if script != "Hans":
+            warnings.warn(f"{lang}: the text is {'Traditional' if script == 'Hant' else 'a mix of Simplified and Traditional'} "
+                          f"Chinese ({share:.0%} of the characters that differ between the scripts are Traditional): its "
+                          f"numbers are that Chinese's (the signature says script:{script}); name the language "
+                          f"{'zh-Hant' if script == 'Hant' else 'by script'} to say so", stacklevel=3)
+    return out
+
+
 def roundtrip_rates(adapters: list[Adapter], corpus: Corpus, langs: list[str], splits: dict,
                     n: int = ROUNDTRIP_SAMPLE) -> dict[tuple[str, str], float | None]:
     """Share of the first ``n`` non-empty texts per (tokenizer, language) — of the segments the
@@ -102,15 +128,20 @@ def joined(corpus: Corpus, split: Split | None = None) -> Iterator[Segment]:
 
 def single_token_chars(adapter: Adapter, cps: set[int]) -> dict[int, bool]:
     """For each CJK code point: does it, encoded alone, give exactly one token covering input (a
-    zero-width dummy-prefix token such as SentencePiece's ``▁`` is not counted)?"""
+    zero-width dummy-prefix token such as SentencePiece's ``▁`` is not counted) that is not the
+    unknown token (a character read as ``<unk>`` is not covered: it is lost)?"""
     if not cps:
         return {}
     order = sorted(cps)
     enc = adapter.encode_spans([chr(c) for c in order])
     nz = (enc.ends > enc.starts).astype(np.int64)
+    unk = np.isin(enc.ids, list(adapter.unk_ids)) if adapter.unk_ids else np.zeros(len(enc.ids), dtype=bool)
+    bad = (unk & (nz > 0)).astype(np.int64)
     per = np.add.reduceat(nz, enc.off[:-1]) if len(nz) else np.zeros(len(order), dtype=np.int64)
-    per = np.where(np.diff(enc.off) > 0, per, 0)
-    return dict(zip(order, (per == 1).tolist()))
+    per_unk = np.add.reduceat(bad, enc.off[:-1]) if len(nz) else np.zeros(len(order), dtype=np.int64)
+    has = np.diff(enc.off) > 0
+    per, per_unk = np.where(has, per, 0), np.where(has, per_unk, 0)
+    return dict(zip(order, ((per == 1) & (per_unk == 0)).tolist()))
 
 
 def single_token_coverage(adapter: Adapter, cps: set[int], table: dict[int, bool] | None = None) -> float | None:
@@ -122,10 +153,13 @@ def single_token_coverage(adapter: Adapter, cps: set[int], table: dict[int, bool
 
 
 def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str | None, join: bool,
-              split: Split | None = None) -> str:
-    """sacrebleu-style: corpus@hash|tok:id@hash|lib|words|norm[|eval:heldout-F-seedN][|mode:join]|tokstat:V."""
+              split: Split | None = None, script: str | None = None) -> str:
+    """sacrebleu-style: corpus@hash|tok:id@hash|lib|words|norm[|script:S][|eval:heldout-F-seedN][|mode:join]|tokstat:V."""
     parts = [f"corpus:{corpus.name}@{fingerprint[:8]}", f"tok:{adapter.signature}",
-             f"lib:{adapter.library_version}", f"words:{segmenter or 'none'}", "norm:nfc"]
+             f"lib:{adapter.library_version}", f"words:{segmenter or 'none'}",
+             f"norm:{corpus.meta.get('normalize', 'nfc')}"]
+    if script:
+        parts.append(f"script:{script}")
     if split is not None:
         parts.append(f"eval:{split.label}")
     if join:
@@ -242,6 +276,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         raise TokstatError("the corpus has no segments", path=c.sources[0] if len(c.sources) == 1 else None,
                            fix=f"check that it holds aligned text: tokstat corpus info {c.name}")
     rt = roundtrip_rates(adapters, c, langs, {a.id: job.split_of(a) or join_split for a in adapters})
+    scripts = chinese_scripts(c, langs)
     rows, seg_frames = [], []
     for a in adapters:
         singles = single_token_chars(a, set().union(*(stats[(a.id, lang)].cjk for lang in langs)))
@@ -256,7 +291,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
                                  n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None))
             row["roundtrip_rate"] = rt[(a.id, lang)]
-            row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split)
+            row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split, scripts.get(lang))
             _warn_nulls(row, st, pivot is not None, first=a is adapters[0])
             if row["unk_rate"] is not None and row["unk_rate"] > UNRELIABLE_UNK:
                 warnings.warn(f"{a.id} on {lang}: {row['unk_rate']:.1%} of characters are unknown tokens; "
@@ -269,8 +304,9 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         "tokens_per_char", "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
         "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
         "byte_fallback_rate",
-        "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "premium",
-        "premium_ci_low", "premium_ci_high", "p50_tokens", "p95_tokens")}, infer_schema_length=None)
+        "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "renyi_efficiency_observed",
+        "premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
+        "premium_mor_ci_high", "p50_tokens", "p95_tokens")}, infer_schema_length=None)
     df = df.select(COMPARE_COLUMNS)
     if not job.keep_rows:
         return df

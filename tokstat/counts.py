@@ -144,6 +144,8 @@ def count_batch(tb: TextBatch, enc: Encoded, adapter: Adapter) -> dict[str, np.n
 
 #: segments are grouped into this many hash buckets (by id) for the premium's bootstrap
 BUCKETS = 4096
+#: per-segment ratios are summed in fixed point (exact, order-independent integer sums): 2^-20 ≈ 1e-6
+RATIO_SCALE = 1 << 20
 _IDX = {c: i for i, c in enumerate(COLUMNS)}
 
 
@@ -161,7 +163,8 @@ class LangStats:
     * ``histogram``: tokens per id; ``cjk``: distinct CJK code points seen;
     * ``lengths``: number of live segments per token count (exact percentiles);
     * ``pair_*``: per bootstrap bucket, tokens of this language and of the pivot on segments where
-      both are live, and how many such segments (the premium and its bootstrap);
+      both are live, and how many such segments (the premium and its bootstrap); the sum of the
+      per-segment ratios in fixed point and their count (the mean-of-ratios premium);
     * ``rows``: per-segment rows as ``(batch sequence number, ids, columns)``, kept only when asked for
       (``--segments-out``); :meth:`frame` puts them in corpus order.
 
@@ -178,6 +181,9 @@ class LangStats:
     pair_lang: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
     pair_pivot: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
     pair_n: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
+    #: per bucket: Σ round(tokens/pivot tokens · RATIO_SCALE) and the number of such segments (pivot > 0)
+    pair_ratio: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
+    pair_rn: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
     rows: list[tuple[int, list[str], dict[str, np.ndarray]]] | None = None
 
     def add(self, tb: TextBatch, cols: dict[str, np.ndarray], enc: Encoded, adapter: Adapter, seq: int = 0) -> None:
@@ -205,6 +211,10 @@ class LangStats:
         self.pair_lang += np.bincount(bucket, weights=lang_tokens, minlength=BUCKETS).astype(np.int64)
         self.pair_pivot += np.bincount(bucket, weights=pivot_tokens, minlength=BUCKETS).astype(np.int64)
         self.pair_n += np.bincount(bucket, minlength=BUCKETS)
+        ok = pivot_tokens > 0
+        fp = np.rint(lang_tokens[ok] / pivot_tokens[ok] * RATIO_SCALE).astype(np.int64)
+        np.add.at(self.pair_ratio, bucket[ok], fp)     # integer adds: exact in any order
+        self.pair_rn += np.bincount(bucket[ok], minlength=BUCKETS)
 
     def merge(self, other: LangStats) -> LangStats:
         h = other.histogram if self.histogram is None else (
@@ -216,7 +226,8 @@ class LangStats:
         return LangStats(self.sums + other.sums, self.segments + other.segments, self.empty + other.empty,
                          self.words_known and other.words_known, h, self.cjk | other.cjk, lengths,
                          self.pair_lang + other.pair_lang, self.pair_pivot + other.pair_pivot,
-                         self.pair_n + other.pair_n, rows)
+                         self.pair_n + other.pair_n, self.pair_ratio + other.pair_ratio, self.pair_rn + other.pair_rn,
+                         rows)
 
     def __getstate__(self) -> dict:
         """Pickled sparse (a worker's result crosses a process boundary): nonzero histogram entries only."""

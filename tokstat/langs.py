@@ -77,3 +77,33 @@ def normalize_langs(codes: list[str], *, source: object | None = None) -> dict[s
 def primary(code: str) -> str:
     """Primary language subtag: ``primary('zh-Hant') == 'zh'``."""
     return code.split("-")[0].lower()
+
+
+#: common characters written differently in Traditional and Simplified Chinese (Traditional, Simplified)
+_HANT_HANS = ("們们這这個个來来說说時时會会對对經经國国學学為为發发還还過过點点進进開开關关問问題题現现實实長长後后"
+              "當当從从動动應应機机電电話话氣气樣样種种請请讓让認认識识義义業业與与見见幾几車车東东門门書书錢钱"
+              "買买賣卖馬马鳥鸟魚鱼飛飞頭头體体聽听寫写讀读語语號号園园圖图場场處处歲岁愛爱熱热風风雲云難难區区"
+              "醫医藥药總总統统報报紙纸線线級级練练歡欢親亲華华萬万億亿員员們们邊边歷历灣湾變变")
+HANT_ONLY = frozenset(_HANT_HANS[0::2])
+HANS_ONLY = frozenset(_HANT_HANS[1::2])
+
+
+def chinese_script(texts) -> tuple[str | None, float | None]:
+    """Which Chinese a sample of texts is written in, from the characters that differ between the
+    two scripts: ``("Hant", share)`` when at least 80 % of them are Traditional, ``("Hans", share)``
+    when at most 20 % are, ``("mixed", share)`` between, ``(None, None)`` without any.
+
+    >>> chinese_script(["這是我們的書"]), chinese_script(["这是我们的书"])
+    (('Hant', 1.0), ('Hans', 0.0))
+    """
+    t = s = 0
+    for text in texts:
+        for ch in text:
+            if ch in HANT_ONLY:
+                t += 1
+            elif ch in HANS_ONLY:
+                s += 1
+    if t + s == 0:
+        return None, None
+    share = t / (t + s)
+    return ("Hant" if share >= 0.8 else "Hans" if share <= 0.2 else "mixed"), share

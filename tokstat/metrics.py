@@ -8,13 +8,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from .counts import LangStats, percentile_from_counts
+from .counts import RATIO_SCALE, LangStats, percentile_from_counts
 
 COMPARE_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "segments", "chars", "bytes", "words", "tokens", "tokens_per_char",
                    "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
                    "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
                    "byte_fallback_rate", "boundary_precision", "boundary_recall", "boundary_f1",
-                   "renyi_efficiency", "vocab_used", "premium", "premium_ci_low", "premium_ci_high",
+                   "renyi_efficiency", "renyi_efficiency_observed", "vocab_used", "premium", "premium_ci_low", "premium_ci_high",
+                   "premium_mean_of_ratios", "premium_mor_ci_low", "premium_mor_ci_high",
                    "p50_tokens", "p95_tokens", "signature"]
 RENYI_ALPHA = 2.5
 
@@ -76,6 +77,50 @@ def bootstrap_premium(lang_tokens: np.ndarray, pivot_tokens: np.ndarray, *, n_bo
     return float(lo), float(hi)
 
 
+def bootstrap_mean_of_ratios(ratio_sums: np.ndarray, counts: np.ndarray, *, n_boot: int = 1000, seed: int = 0,
+                             level: float = 0.95) -> tuple[float | None, float | None]:
+    """Percentile bootstrap of Σratios/Σcounts, resampling aligned buckets (the same replicates as
+    :func:`bootstrap_premium` for the same seed and number of buckets)."""
+    n = len(ratio_sums)
+    if n < 2 or n_boot <= 0 or counts.sum() == 0:
+        return None, None
+    w = resample_counts(n, n_boot, seed)
+    out = (w @ ratio_sums.astype(np.float64)) / np.maximum(w @ counts.astype(np.float64), 1)
+    a = (1 - level) / 2
+    lo, hi = np.quantile(out, [a, 1 - a])
+    return float(lo), float(hi)
+
+
+def gini(values) -> float | None:
+    """Gini coefficient of non-negative values (0: all equal): Σ_i Σ_j |x_i − x_j| / (2·n²·mean).
+
+    >>> gini([1, 1, 1]), round(gini([1, 2, 3, 4]), 4)
+    (0.0, 0.25)
+    """
+    x = np.asarray([v for v in values if v is not None], dtype=float)
+    if len(x) == 0 or x.mean() == 0:
+        return None
+    return float(np.abs(x[:, None] - x[None, :]).sum() / (2 * len(x) ** 2 * x.mean()))
+
+
+def parity_summary(df):
+    """Across languages, per tokenizer (compare output): the Gini coefficient of the premiums
+    (pivot included, at 1), max/min premium, and the worst language — for both premiums."""
+    import polars as pl
+
+    rows = []
+    for (tok,), g in df.group_by(["tokenizer"], maintain_order=True):
+        row = {"tokenizer": tok}
+        for col in ("premium", "premium_mean_of_ratios"):
+            d = g.filter(pl.col(col).is_not_null())
+            vals = d[col].to_list()
+            row[f"{col}_gini"] = gini(vals)
+            row[f"{col}_max_over_min"] = (max(vals) / min(vals)) if vals and min(vals) > 0 else None
+            row[f"{col}_worst_language"] = d.sort(col, descending=True)["language"][0] if d.height else None
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
 def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot: int = 1000,
               seed: int = 0, pivot: bool = True) -> dict:
     """One compare row (without ``tokenizer``, ``language``, ``signature``) from mergeable statistics.
@@ -92,13 +137,18 @@ def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot:
     prec = ratio(w["boundary_tp"], s["token_boundaries"]) if has_words else None
     rec = ratio(w["boundary_tp"], w["word_boundaries"]) if has_words else None
     f1 = 2 * prec * rec / (prec + rec) if prec is not None and rec is not None and prec + rec > 0 else None
-    premium = lo = hi = None
+    premium = lo = hi = mor = mlo = mhi = None
     if pivot:
         live = st.pair_n > 0
         lt, pt = st.pair_lang[live], st.pair_pivot[live]
         if len(lt) and pt.sum() > 0:
             premium = float(lt.sum() / pt.sum())
             lo, hi = bootstrap_premium(lt, pt, n_boot=n_boot, seed=seed)
+        rl = st.pair_rn > 0
+        if rl.any():
+            rs, rn = st.pair_ratio[rl] / RATIO_SCALE, st.pair_rn[rl]
+            mor = float(rs.sum() / rn.sum())
+            mlo, mhi = bootstrap_mean_of_ratios(rs, rn, n_boot=n_boot, seed=seed)
     if st.lengths:
         lv = np.fromiter(st.lengths.keys(), dtype=np.int64)
         lc = np.fromiter(st.lengths.values(), dtype=np.int64)
@@ -119,7 +169,9 @@ def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot:
         "byte_fallback_rate": ratio(s["byte_fallback_tokens"], s["tokens"]),
         "boundary_precision": prec, "boundary_recall": rec, "boundary_f1": f1,
         "renyi_efficiency": renyi_efficiency(h, vocab_size) if h is not None else None,
+        "renyi_efficiency_observed": (renyi_efficiency(h, int((h > 0).sum())) if h is not None else None),
         "vocab_used": int((h > 0).sum()) if h is not None else 0,
         "premium": premium, "premium_ci_low": lo, "premium_ci_high": hi,
+        "premium_mean_of_ratios": mor, "premium_mor_ci_low": mlo, "premium_mor_ci_high": mhi,
         "p50_tokens": p50, "p95_tokens": p95,
     }

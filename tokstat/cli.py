@@ -52,6 +52,8 @@ def corpus_options(f):
         click.option("--source-lang", default="en", show_default=True, help="language of gettext msgids"),
         click.option("--quoting", type=click.Choice(["auto", "csv", "none"]), default="auto", show_default=True,
                      help="TSV quoting: csv (spreadsheet-style), none (quotes are text), auto (as the file shows)"),
+        click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default="nfc", show_default=True,
+                     help="Unicode normalisation of every text before counting (none: the raw text)"),
         click.option("--languages", help="comma-separated subset of the corpus's languages"),
     )(f)
 
@@ -83,13 +85,13 @@ def quiet_option(f):
 
 
 def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", source_lang="en", quoting="auto",
-         languages=None):
+         normalize="nfc", languages=None):
     """The corpus of a command's corpus options (its languages selected)."""
     from . import parse
     from .loaders import load_corpus
 
     c = load_corpus(spec, columns=parse.columns(columns), split=data_split, encoding_errors=encoding_errors,
-                    source_lang=source_lang, quoting=quoting)
+                    source_lang=source_lang, quoting=quoting, normalize=normalize)
     langs = parse.languages(languages)
     return c.select(langs) if langs else c
 
@@ -100,7 +102,7 @@ def inputs_of(spec: str, corpus) -> list[Path]:
 
 
 def _pop_corpus(kw: dict) -> dict:
-    return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "quoting", "languages")}
+    return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "quoting", "normalize", "languages")}
 
 
 # ---------------------------------------------------------------- commands
@@ -175,6 +177,7 @@ def _signatures(df) -> None:
 @click.option("--pivot", default="en", show_default=True, help="language the premium is measured against")
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 @click.option("--segments-out", help="write per-segment counts (.parquet, .csv or .json)")
+@click.option("--segments-text", is_flag=True, help="with --segments-out: also each segment's text (for tokstat worst)")
 @click.option("--join", is_flag=True, help="encode each language's segments joined by a space as one text")
 @boot_seed_option
 @click.option("--workers", type=int, help="worker processes (default: all cores); results do not depend on it")
@@ -183,17 +186,19 @@ def _signatures(df) -> None:
 @click.option("--address", help="Ray cluster address for --engine ray (default: start a local instance)")
 @max_chars_option
 @quiet_option
-def compare(corpus_spec, tokenizers, pivot, out, segments_out, join, boot_seed, workers, engine, address, max_chars,
-            quiet, **kw):
+def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, boot_seed, workers, engine, address,
+            max_chars, quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
 
+    if segments_text and not segments_out:
+        raise TokstatError("--segments-text needs --segments-out", fix="add --segments-out segments.parquet")
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs=inputs_of(corpus_spec, c))
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
-                      progress=False if quiet else None, max_chars=max_chars)
+                      progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text)
     df, segs = res if segments_out else (res, None)
     rows = list(df.iter_rows(named=True))
 
@@ -531,6 +536,53 @@ def pl_per_size(sw, alloc):
     if alloc is not None:
         per = per.join(alloc, on="vocab_size", how="left")
     return per if isinstance(per, pl.DataFrame) else None
+
+
+@cli.command("show")
+@click.argument("text")
+@tokenizer_options()
+@click.option("--ids", is_flag=True, help="also print the token ids")
+@click.option("--html", "html_out", help="also write the view as an HTML fragment")
+@click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default="nfc", show_default=True,
+              help="normalisation of TEXT, as for counting")
+def show_cmd(text, tokenizers, ids, html_out, normalize):
+    """TEXT split into each tokenizer's tokens: alternating colours, characters cut across tokens in
+    red (as bytes), byte-fallback tokens in magenta, unknown tokens white on red."""
+    from .io import write_bytes
+    from .show import html_fragment, rich_lines, show
+
+    check_outputs({"--html": (html_out, "html")}, inputs=[])
+    res = show(text, list(tokenizers), normalize=normalize)
+    console = _console()
+    for line in rich_lines(text, res, ids=ids, plain=console.color_system is None):
+        console.print(line)
+    if html_out:
+        write_bytes(html_out, html_fragment(text, res, ids=ids).encode("utf-8"))
+        _print(f"wrote {html_out}")
+
+
+@cli.command("worst")
+@click.argument("segments_file")
+@click.option("-t", "--tokenizer", help="tokenizer id in the table (default: the first)")
+@click.option("--language", help="language to rank (default: the first that is not the pivot)")
+@click.option("--pivot", default="en", show_default=True)
+@click.option("--by", type=click.Choice(["premium", "tokens_per_char"]), default="premium", show_default=True)
+@click.option("-n", "n", default=20, show_default=True, help="how many segments")
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
+    """The segments of a compare --segments-out file where a tokenizer does worst against the pivot."""
+    from .io import read_table, write_tables
+    from .show import worst
+
+    check_outputs({"--out": (out, "table")}, inputs=[segments_file])
+    df = worst(read_table(segments_file, "tokstat compare --segments-out"), tokenizer=tokenizer, language=language,
+               pivot=pivot, by=by, n=n)
+    cols = [(c, c) for c in df.columns]
+    _print(_table(f"tokstat worst — by {by}", cols, df.iter_rows(named=True),
+                  lambda r, c: f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c])))
+    if out:
+        write_tables({out: df})
+        _print(f"wrote {out}")
 
 
 @cli.command("report")

@@ -203,7 +203,8 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             languages: list[str] | None = None, join: bool = False, batch_size: int = 256,
             n_boot: int = 1000, boot_seed: int = 0, segments_out: str | None = None,
             return_segments: bool = False, workers: int | None = None, engine: str = "local",
-            address: str | None = None, progress: bool | None = None, max_chars: int = MAX_CHARS):
+            address: str | None = None, progress: bool | None = None, max_chars: int = MAX_CHARS,
+            segments_text: bool = False):
     """Compare tokenizers on a parallel corpus; returns a polars DataFrame with ``COMPARE_COLUMNS``.
 
     Each segment is encoded on its own without special tokens (``join=True``: one text per language).
@@ -215,6 +216,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     actors (``address``: a running cluster); every engine and worker count gives identical results.
     Memory stays bounded unless per-segment rows are asked for (``segments_out``/``return_segments``).
     A text longer than ``max_chars`` characters is an error naming its segment (``--max-chars``).
+    ``segments_text``: the per-segment rows also carry each segment's text (for ``tokstat worst``).
     """
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     check_outputs({"segments_out": (segments_out, "table")}, inputs=c.sources)
@@ -258,7 +260,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     if max_chars < 1:
         raise TokstatError(f"--max-chars must be at least 1, not {max_chars}", fix="e.g. --max-chars 1000000")
     job = Job(adapters, langs, pivot, c.gold_words, segname, splits=splits, join=join,
-              keep_rows=bool(segments_out or return_segments), max_chars=max_chars,
+              keep_rows=bool(segments_out or return_segments), max_chars=max_chars, keep_text=segments_text,
               source=str(c.sources[0]) if len(c.sources) == 1 else c.name)
     source = joined(c, join_split) if join else c
     with Meter(f"compare {c.name}", enabled=progress) as meter:

@@ -22,8 +22,28 @@ class Segment:
 
 
 def nfc(text: str) -> str:
-    """NFC-normalise (all counts are on NFC text: ``chars`` are its code points)."""
+    """NFC-normalise (counts are on NFC text by default: ``chars`` are its code points)."""
     return unicodedata.normalize("NFC", text)
+
+
+NORMALIZATIONS = ("nfc", "nfkc", "none")
+
+
+def normalizer(form: str):
+    """The text normalisation of ``--normalize``: ``nfc`` (default), ``nfkc`` or ``none`` (the raw text).
+
+    >>> normalizer("nfkc")("ｆｕｌｌ①"), normalizer("none")("e\u0301") == "e\u0301"
+    ('full1', True)
+    """
+    from .errors import TokstatError
+
+    if form == "nfc":
+        return nfc
+    if form == "nfkc":
+        return lambda t: unicodedata.normalize("NFKC", t)
+    if form == "none":
+        return lambda t: t
+    raise TokstatError(f"unknown normalisation {form!r}", fix=f"use --normalize {'|'.join(NORMALIZATIONS)}")
 
 
 @dataclass
@@ -112,6 +132,24 @@ def content_fingerprint(segments: Iterable[Segment], languages: list[str]) -> st
     if buf:
         h.update(("\n".join(buf) + "\n").encode("utf-8", "surrogatepass"))
     return h.hexdigest()
+
+
+def normalized(corpus: Corpus, form: str = "nfc") -> Corpus:
+    """The corpus with every text and gold word normalised by ``form`` (:func:`normalizer`), applied
+    once, as segments stream (shards and language selections too); ``meta["normalize"]`` records it
+    (signatures say ``norm:FORM``)."""
+    f = normalizer(form)
+    inner = corpus.factory
+
+    def gen():
+        for s in inner():
+            yield Segment(s.id, {k: f(v) for k, v in s.texts.items()},
+                          {k: [f(w) for w in ws] for k, ws in s.words.items()} if s.words else {})
+
+    narrow = corpus.narrow
+    return Corpus(corpus.name, corpus.languages, gen, corpus.sources, {**corpus.meta, "normalize": form},
+                  corpus.gold_words, narrow=(lambda keep: normalized(narrow(keep), form)) if narrow else None,
+                  shards=[normalized(sh, form) for sh in corpus.shards] if corpus.shards else None)
 
 
 @dataclass

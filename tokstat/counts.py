@@ -254,6 +254,10 @@ class LangStats:
         """Per-segment rows (only when the stats were built with ``rows=[]``)."""
         if not self.rows:
             return pl.DataFrame(schema={"segment": pl.String, **{c: pl.Int64 for c in COLUMNS}})
+        if any("text" in cols for _, _, cols in self.rows):
+            return pl.concat([pl.DataFrame({"segment": ids, **{k: v for k, v in cols.items() if k != "text"},
+                                            "text": pl.Series(cols.get("text", [None] * len(ids)), dtype=pl.String)})
+                              for _, ids, cols in sorted(self.rows, key=lambda r: r[0])])
         return pl.concat([pl.DataFrame({"segment": ids, **cols})
                           for _, ids, cols in sorted(self.rows, key=lambda r: r[0])])
 

@@ -40,6 +40,7 @@ class Job:
     join: bool = False
     keep_rows: bool = False         # keep per-segment rows (memory grows with the corpus)
     max_chars: int = MAX_CHARS      # a longer text is an error naming its segment
+    keep_text: bool = False         # per-segment rows also carry the segment's text (--segments-text)
     source: str = ""                # the corpus, for error messages
 
     def split_of(self, adapter: Adapter) -> Split | None:
@@ -143,6 +144,8 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
             enc = a.encode_spans(tb.texts)
             cols = count_batch(tb, enc, a)
             out[(a.id, lang)].add(tb, cols, enc, a, seq)
+            if job.keep_text and out[(a.id, lang)].rows:
+                out[(a.id, lang)].rows[-1] = (seq, tb.ids, {**cols, "text": list(tb.texts)})
             t = np.full(n, -1, dtype=np.int64)
             t[pos] = np.where(cols["chars"] > 0, cols["tokens"], -1)
             tokens[(a.id, lang)] = t

@@ -66,7 +66,7 @@ def _from_manifest(m: dict, **opts) -> Corpus:
         for root in roots:
             p = root / cand
             if p.exists():
-                c = load_corpus(str(p), **opts)
+                c = _load(str(p), **opts)
                 c.name = m["name"]
                 return c
     raise TokstatError(f"corpus {m['name']!r} is not on this machine", path=m["_file"],
@@ -79,9 +79,21 @@ SHARD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
 
 def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] | None = None,
                 split: str | None = None, encoding_errors: str = "strict",
-                langmap: dict[str, str] | None = None, source_lang: str = "en", quoting: str = "auto") -> Corpus:
+                langmap: dict[str, str] | None = None, source_lang: str = "en", quoting: str = "auto",
+                normalize: str = "nfc") -> Corpus:
     """Resolve a corpus spec string (see README, "Corpora") to a :class:`~tokstat.corpus.Corpus`.
-    ``quoting`` (``auto``, ``csv``, ``none``) is how a TSV file quotes (see ``load_delimited``)."""
+    ``quoting`` (``auto``, ``csv``, ``none``) is how a TSV file quotes (see ``load_delimited``);
+    ``normalize`` (``nfc``, ``nfkc``, ``none``) the Unicode normalisation every text gets."""
+    from ..corpus import normalized, normalizer
+
+    normalizer(normalize)   # an unknown form is an error before anything is read
+    return normalized(_load(spec, columns=columns, split=split, encoding_errors=encoding_errors, langmap=langmap,
+                            source_lang=source_lang, quoting=quoting), normalize)
+
+
+def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors="strict", langmap=None,
+          source_lang="en", quoting="auto") -> Corpus:
+    """:func:`load_corpus` without the normalisation."""
     spec = str(spec)
     if quoting != "auto" and not (Path(spec).suffix.lower() in (".tsv", ".txt") and Path(spec).is_file()):
         raise TokstatError(f"--quoting {quoting} applies to TSV files only, not {spec}",
@@ -96,8 +108,8 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
 
         warnings.warn(f"{spec!r} is the local path ./{spec}, not the bundled corpus (for that one write "
                       f"bundled:{spec})", stacklevel=2)
-        return load_corpus(Path(spec).absolute(), columns=columns, split=split, encoding_errors=encoding_errors,
-                           langmap=langmap, source_lang=source_lang, quoting=quoting)
+        return _load(Path(spec).absolute(), columns=columns, split=split, encoding_errors=encoding_errors,
+                     langmap=langmap, source_lang=source_lang, quoting=quoting)
     if spec in BUNDLED:
         if split is not None:
             raise TokstatError(f"--split applies to Hugging Face datasets, not to the bundled corpus {spec}",

@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..corpus import Corpus, Segment, nfc
+from ..corpus import Corpus, Segment
 from ..errors import TokstatError
+
+
+def _raw(text: str) -> str:
+    return text
 from ..langs import normalize_lang
 from .textio import read_lines
 
@@ -104,10 +108,10 @@ def load_conllu(paths: list[Path]) -> Corpus:
         seen = set()
 
         def segment(sid, text, words):
-            texts, gold = {first: nfc(text)}, {first: [nfc(w) for w in words]}
+            texts, gold = {first: _raw(text)}, {first: [_raw(w) for w in words]}
             for lang in rest:
                 t, w = index[lang].get(sid, ("", []))
-                texts[lang], gold[lang] = nfc(t), [nfc(x) for x in w]
+                texts[lang], gold[lang] = _raw(t), [_raw(x) for x in w]
             return Segment(sid, texts, gold)
 
         for sid, text, words in parse_conllu(by_lang[first]):

@@ -12,8 +12,12 @@ from pathlib import Path
 
 import polib
 
-from ..corpus import Corpus, Segment, nfc
+from ..corpus import Corpus, Segment
 from ..errors import TokstatError
+
+
+def _raw(text: str) -> str:
+    return text
 from ..langs import normalize_lang, normalize_langs
 
 
@@ -159,9 +163,9 @@ def load_gettext(paths: list[Path], *, source_lang: str = "en") -> Corpus:
 
     def gen():
         for key, msgid in msgids.items():
-            texts = {source_lang: nfc(msgid)}
+            texts = {source_lang: _raw(msgid)}
             for lang in tlangs:
-                texts[lang] = nfc(tables[lang].get(key, ""))
+                texts[lang] = _raw(tables[lang].get(key, ""))
             yield Segment(key, texts)
 
     return Corpus(paths[0].stem if len(paths) == 1 else paths[0].parent.name, langs, gen,

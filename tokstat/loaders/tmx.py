@@ -5,8 +5,12 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..corpus import Corpus, Segment, nfc
+from ..corpus import Corpus, Segment
 from ..errors import TokstatError
+
+
+def _raw(text: str) -> str:
+    return text
 from ..langs import normalize_lang, normalize_langs
 from .textio import check_utf8_file
 
@@ -74,7 +78,7 @@ def load_tmx(path: Path) -> Corpus:
                     raise TokstatError(f"two <tuv>s of language {lang} in one <tu> (tu {tu.get('tuid') or n})",
                                        path=path, fix="keep one <tuv> per language in each <tu>")
                 seg = tuv.find("seg")
-                texts[lang] = nfc(seg_text(seg) if seg is not None else "")
+                texts[lang] = _raw(seg_text(seg) if seg is not None else "")
             yield Segment(tu.get("tuid") or str(n), texts)
             tu.clear()
 

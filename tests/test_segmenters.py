@@ -3,6 +3,7 @@ ordinary sentences."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,3 +51,48 @@ def test_a_long_run_of_one_character_is_segmented_completely():
     spans = jieba_words("甲" * 20_000)
     assert spans[0][0] == 0 and spans[-1][1] == 20_000
     assert sum(b - a for a, b in spans) == 20_000
+
+
+# ---------------------------------------------------------------- Japanese and Thai (the words extra)
+
+def test_mecab_words_are_fugashis_surfaces():
+    fugashi = pytest.importorskip("fugashi")
+    from tokstat.segmenters import mecab_words
+
+    tagger = fugashi.Tagger()
+    for text in ("私は東京の大学で勉強しています。", "今日は いい天気ですね", "ＡＩの研究"):
+        spans = mecab_words(text)
+        assert [text[a:b] for a, b in spans] == [w.surface for w in tagger(text) if w.surface.strip()]
+
+
+def test_thai_words_are_pythainlps_newmm():
+    pytest.importorskip("pythainlp")
+    from pythainlp.tokenize import word_tokenize
+
+    from tokstat.segmenters import thai_words
+
+    for text in ("ฉันรักภาษาไทยมาก ครับ", "วันนี้อากาศดี"):
+        assert [text[a:b] for a, b in thai_words(text)] == [w for w in word_tokenize(text, engine="newmm") if w.strip()]
+
+
+def test_a_missing_segmenter_gives_null_words_with_a_warning(monkeypatch):
+    import tokstat.segmenters as seg
+
+    monkeypatch.setattr(seg, "_have", lambda dist: None)
+    monkeypatch.setattr(seg, "_warned", set())
+    with pytest.warns(UserWarning, match=r"ja: no word segmenter installed \(fugashi\).*tokstat\[words\]"):
+        assert seg.segmenter_name("ja", False) is None
+    assert seg.segmenter_name("ja", True) == "gold"
+
+
+def test_every_pud_language_gets_words_without_gold(shared):
+    from tokstat.segmenters import segmenter_name, word_spans
+    from tokstat import load_corpus
+
+    c = load_corpus(shared / "corpora/ud-pud")
+    seg = next(iter(c))
+    for lang in c.languages:
+        name = segmenter_name(lang, False)
+        assert name is not None, lang
+        spans = word_spans(lang, seg.texts[lang], None)
+        assert spans and all(0 <= a < b <= len(seg.texts[lang]) for a, b in spans), lang

@@ -1,7 +1,11 @@
-"""Word segmenters: gold words (treebanks), jieba for Chinese, a Unicode regex for space-delimited scripts.
+"""Word segmenters: gold words (treebanks), jieba for Chinese, MeCab (fugashi + UniDic Lite) for
+Japanese, PyThaiNLP's newmm for Thai, a Unicode regex for space-delimited scripts (Korean included:
+its words, eojeol, are space-delimited).
 
-Never whitespace for Chinese. Languages written without spaces that have no segmenter here
-(Japanese, Thai, Khmer, Lao, Burmese) get no words unless the corpus has gold words.
+Never whitespace for Chinese, Japanese or Thai. The Japanese and Thai segmenters are the ``words``
+extra (``pip install 'tokstat[words]'``); without it, and for other scripts written without spaces
+(Khmer, Lao, Burmese, Tibetan), a language gets no words unless the corpus has gold words.
+Each segmenter's own boundary F1 against UD PUD's gold words is in docs/metrics.md.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from .langs import primary
 
 WORD_RE = regex.compile(r"[\p{L}\p{M}\p{N}]+(?:['’\-][\p{L}\p{M}\p{N}]+)*|[^\s\p{L}\p{M}\p{N}]")
 NO_SPACES = {"ja", "th", "km", "lo", "my", "bo", "dz"}
+#: segmenters for unspaced scripts, by primary language: (distribution, function name)
+DICTIONARY = {"ja": ("fugashi", "mecab_words"), "th": ("pythainlp", "thai_words")}
 
 
 def regex_words(text: str) -> list[tuple[int, int]]:
@@ -78,6 +84,67 @@ def _chunks(text: str, size: int = JIEBA_CHUNK) -> list[str]:
     return out
 
 
+def _locate(text: str, words) -> list[tuple[int, int]]:
+    """Spans of ``words`` found left to right in ``text`` (whitespace pieces skipped)."""
+    out, pos = [], 0
+    for w in words:
+        if not w.strip():
+            continue
+        i = text.find(w, pos)
+        if i < 0:
+            continue
+        out.append((i, i + len(w)))
+        pos = i + len(w)
+    return out
+
+
+_mecab = None
+
+
+def mecab_words(text: str) -> list[tuple[int, int]]:
+    """Japanese words: MeCab's surface forms with UniDic Lite (fugashi), in pieces of at most 500
+    characters (linear on long texts).
+
+    >>> mecab_words("私は東京の大学で勉強しています。")[:4]
+    [(0, 1), (1, 2), (2, 4), (4, 5)]
+    """
+    global _mecab
+    if _mecab is None:
+        import fugashi
+
+        _mecab = fugashi.Tagger()
+    out, pos = [], 0
+    for piece in _chunks(text):
+        out += [(a + pos, b + pos) for a, b in _locate(piece, (w.surface for w in _mecab(piece)))]
+        pos += len(piece)
+    return out
+
+
+def thai_words(text: str) -> list[tuple[int, int]]:
+    """Thai words: PyThaiNLP's dictionary maximal-matching ``newmm`` (its default engine).
+
+    >>> thai_words("ฉันรักภาษาไทย")
+    [(0, 3), (3, 6), (6, 13)]
+    """
+    from pythainlp.tokenize import word_tokenize
+
+    out, pos = [], 0
+    for piece in _chunks(text):
+        out += [(a + pos, b + pos) for a, b in _locate(piece, word_tokenize(piece, engine="newmm"))]
+        pos += len(piece)
+    return out
+
+
+def _have(dist: str) -> str | None:
+    """The installed version of ``dist``, or None."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def gold_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     """Locate gold words in the text, left to right (words the text does not contain are skipped).
 
@@ -103,9 +170,28 @@ def segmenter_name(lang: str, gold: bool) -> str | None:
         import jieba
 
         return f"jieba-{jieba.__version__}"
+    if p in DICTIONARY:
+        dist = DICTIONARY[p][0]
+        v = _have(dist)
+        if v is not None:
+            return f"fugashi-{v}+unidic-lite-{_have('unidic-lite')}" if p == "ja" else f"pythainlp-newmm-{v}"
+        _warn_missing(lang, dist)
+        return None
     if p in NO_SPACES:
         return None
     return "regex"
+
+
+_warned: set[str] = set()
+
+
+def _warn_missing(lang: str, dist: str) -> None:
+    if lang not in _warned:
+        import warnings
+
+        _warned.add(lang)
+        warnings.warn(f"{lang}: no word segmenter installed ({dist}): its words and tokens per word are null "
+                      "(pip install 'tokstat[words]')", stacklevel=3)
 
 
 def word_spans(lang: str, text: str, gold: list[str] | None) -> list[tuple[int, int]] | None:
@@ -116,4 +202,8 @@ def word_spans(lang: str, text: str, gold: list[str] | None) -> list[tuple[int, 
         return gold_spans(text, gold)
     if name.startswith("jieba"):
         return jieba_words(text)
+    if name.startswith("fugashi"):
+        return mecab_words(text)
+    if name.startswith("pythainlp"):
+        return thai_words(text)
     return regex_words(text)

@@ -209,6 +209,14 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
         return _fmt(r[c], c)
 
     _print(_table(f"tokstat compare — {c.name}, pivot {pivot}", SHOWN, rows, cell))
+    if pivot is not None and df["language"].n_unique() > 2:
+        from .metrics import parity_summary
+
+        for r in parity_summary(df).iter_rows(named=True):
+            if r["premium_gini"] is not None:
+                _print(f"parity across languages, {r['tokenizer']}: Gini {r['premium_gini']:.3f} (mean of ratios "
+                       f"{r['premium_mean_of_ratios_gini']:.3f}), max/min {r['premium_max_over_min']:.2f}, "
+                       f"worst {r['premium_worst_language']}")
     _signatures(df)
     tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
     if tables:

@@ -161,3 +161,25 @@ def test_chinese_script_is_detected_and_named(shared, recwarn):
     df = compare(pud, [CL], n_boot=0, workers=1)
     assert "script:Hant" in df.filter(pl.col("language") == "zh")["signature"][0]
     assert any("Traditional Chinese" in str(w.message) for w in recwarn)
+
+
+# ---------------------------------------------------------------- robustness
+
+def test_robustness_counts_the_same_content_written_differently(tmp_path, capsys):
+    from opencc import OpenCC
+
+    from tokstat.show import halfwidth, robustness
+
+    assert halfwidth("ＡＢＣ１２３") == "ABC123" and halfwidth("語") == "語"
+    (tmp_path / "en.txt").write_text("ＡＩ models\nplain text\n", encoding="utf-8")
+    (tmp_path / "zh.txt").write_text("這個國家的語言\n我們學習\n", encoding="utf-8")
+    df = robustness(load_corpus(tmp_path), [CL])
+    enc = load_tokenizer(CL).enc
+    zh = df.filter((pl.col("language") == "zh") & (pl.col("variant") == "to_simplified")).row(0, named=True)
+    simp = [OpenCC("t2s").convert(t) for t in ("這個國家的語言", "我們學習")]
+    assert zh["tokens_variant"] == sum(len(enc.encode_ordinary(t)) for t in simp)
+    assert zh["tokens"] == len(enc.encode_ordinary("這個國家的語言")) + len(enc.encode_ordinary("我們學習"))
+    hw = df.filter((pl.col("language") == "en") & (pl.col("variant") == "halfwidth")).row(0, named=True)
+    assert hw["changed_segments"] == 0.5 and hw["tokens_variant"] == len(enc.encode_ordinary("AI models")) + len(
+        enc.encode_ordinary("plain text"))
+    assert main(["robustness", str(tmp_path), "-t", CL]) == 0 and "to_simplified" in capsys.readouterr().out

@@ -569,6 +569,29 @@ def show_cmd(text, tokenizers, ids, html_out, normalize):
         _print(f"wrote {html_out}")
 
 
+@cli.command("robustness")
+@click.argument("corpus_spec")
+@corpus_options
+@tokenizer_options()
+@click.option("--max-segments", default=2000, show_default=True, help="segments read")
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+def robustness_cmd(corpus_spec, tokenizers, max_segments, out, **kw):
+    """How much each tokenizer's count moves under NFKC, full-width → half-width and, for Chinese,
+    the other script (the same content, written differently)."""
+    from .io import write_tables
+    from .show import robustness
+
+    c = load(corpus_spec, **_pop_corpus(kw))
+    check_outputs({"--out": (out, "table")}, inputs=inputs_of(corpus_spec, c))
+    df = robustness(c, list(tokenizers), max_segments=max_segments)
+    cols = [(k, k) for k in df.columns]
+    _print(_table(f"tokstat robustness — {c.name}", cols, df.iter_rows(named=True),
+                  lambda r, k: f"{r[k]:.3f}" if isinstance(r[k], float) else f"{r[k]:,}" if isinstance(r[k], int) else str(r[k])))
+    if out:
+        write_tables({out: df})
+        _print(f"wrote {out}")
+
+
 @cli.command("worst")
 @click.argument("segments_file")
 @click.option("-t", "--tokenizer", help="tokenizer id in the table (default: the first)")

@@ -174,3 +174,69 @@ def worst(segments: pl.DataFrame, *, tokenizer: str | None = None, language: str
     both = mine.join(piv, on="segment").filter(pl.col("pivot_tokens") > 0)
     both = both.with_columns((pl.col("tokens") / pl.col("pivot_tokens")).alias("premium"))
     return both.sort(["premium", "segment"], descending=[True, False]).head(n)
+
+
+# ---------------------------------------------------------------- robustness: the same content, written differently
+
+def halfwidth(text: str) -> str:
+    """Full-width ASCII forms (U+FF01–U+FF5E) and the ideographic space as their ASCII counterparts.
+
+    >>> halfwidth("ＡＩ，ｏｋ！　1")
+    'AI,ok! 1'
+    """
+    return "".join(chr(ord(c) - 0xFEE0) if 0xFF01 <= ord(c) <= 0xFF5E else " " if c == "\u3000" else c for c in text)
+
+
+def _variants(lang: str, script: str | None) -> dict:
+    import unicodedata
+
+    out = {"nfkc": lambda t: unicodedata.normalize("NFKC", t), "halfwidth": halfwidth}
+    if lang.split("-")[0] == "zh":
+        try:
+            from opencc import OpenCC
+        except ImportError:
+            import warnings
+
+            warnings.warn(f"{lang}: Simplified/Traditional conversion needs opencc-python-reimplemented "
+                          "(pip install 'tokstat[words]')", stacklevel=3)
+            return out
+        if script == "Hant" or lang == "zh-Hant":
+            out["to_simplified"] = OpenCC("t2s").convert
+        else:
+            out["to_traditional"] = OpenCC("s2t").convert
+    return out
+
+
+def robustness(corpus, tokenizers: list[str | Adapter], *, languages: list[str] | None = None,
+               max_segments: int = 2000) -> pl.DataFrame:
+    """How much each tokenizer's count moves when the same content is written differently: NFKC,
+    full-width → half-width, and for Chinese the other script (OpenCC t2s/s2t). One row per
+    (tokenizer, language, variant): tokens of the corpus text and of the variant, their ratio, and
+    the share of segments the variant changes at all (on the first ``max_segments`` segments)."""
+    from itertools import islice
+
+    from .langs import chinese_script
+    from .loaders import load_corpus
+
+    c = corpus if not isinstance(corpus, str) else load_corpus(corpus)
+    langs = languages or c.languages
+    adapters = [load_tokenizer(t) for t in tokenizers]
+    if not adapters:
+        raise TokstatError("no tokenizer given", fix="pass -t SPEC, e.g. -t tiktoken:cl100k_base")
+    segs = list(islice(iter(c), max_segments))
+    rows = []
+    for lang in langs:
+        texts = [s.texts.get(lang, "") for s in segs if s.texts.get(lang, "").strip()]
+        if not texts:
+            continue
+        script = chinese_script(texts)[0] if lang == "zh" else None
+        for name, f in _variants(lang, script).items():
+            var = [f(t) for t in texts]
+            changed = sum(a != b for a, b in zip(texts, var)) / len(texts)
+            for a in adapters:
+                base = sum(len(x) for x in a.encode_batch(texts))
+                new = sum(len(x) for x in a.encode_batch(var))
+                rows.append({"tokenizer": a.id, "language": lang, "variant": name, "segments": len(texts),
+                             "changed_segments": changed, "tokens": base, "tokens_variant": new,
+                             "ratio": new / base if base else None})
+    return pl.DataFrame(rows)

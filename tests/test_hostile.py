@@ -73,6 +73,18 @@ def results_csv(p: Path) -> str:
 _RESULTS: dict[str, str] = {}
 
 
+def _segments_file(p: Path) -> str:
+    """A compare --segments-out table of the bundled sample (computed once)."""
+    if "segs" not in _RESULTS:
+        from tokstat import compare
+
+        _, segs = compare(SAMPLE, [TOK], n_boot=0, workers=1, return_segments=True)
+        _RESULTS["segs"] = segs
+    p.parent.mkdir(parents=True, exist_ok=True)
+    _RESULTS["segs"].write_csv(p) if p.suffix == ".csv" else _RESULTS["segs"].write_parquet(p)
+    return str(p)
+
+
 def _sweep_file(p: Path, sizes: int = 4) -> str:
     """A small sweep-like table (vocab_size, language, tokens_per_char, premium)."""
     rows = [{"vocab_size": v, "language": lang, "tokens_per_char": 1.2 - 0.1 * k + (0.3 if lang == "zh" else 0),
@@ -425,6 +437,22 @@ CASES = {
                                               "--serve-chars", "nan"], r"--serve-chars must be a finite positive number"),
     "vocab-plan-out-is-the-sweep": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.csv"), "--model", "llama2-7b",
                                                "--out", str(t / "sw.csv")], r"sw\.csv: --out is an input of this run"),
+    # --- show, worst, robustness
+    "show-empty-text": (lambda t: ["show", "", "-t", TOK], r"nothing to show: the text is empty"),
+    "show-bad-tokenizer": (lambda t: ["show", "hi", "-t", "magic:x"], r"unknown tokenizer kind 'magic'"),
+    "show-html-suffix": (lambda t: ["show", "hi", "-t", TOK, "--html", str(t / "v.txt")], r"v\.txt: --html must end in \.html"),
+    "worst-not-segments": (lambda t: ["worst", results_csv(t / "r.csv")], r"not a compare --segments-out table"),
+    "worst-missing-file": (lambda t: ["worst", str(t / "none.parquet")], r"none\.parquet.*not found"),
+    "worst-n-zero": (lambda t: ["worst", _segments_file(t / "s.parquet"), "-n", "0"], r"-n must be at least 1"),
+    "worst-unknown-language": (lambda t: ["worst", _segments_file(t / "s.parquet"), "--language", "fr"],
+                               r"language 'fr' is not in the table"),
+    "worst-out-is-input": (lambda t: ["worst", _segments_file(t / "s.csv"), "--out", str(t / "s.csv")],
+                           r"s\.csv: --out is an input of this run"),
+    "segments-text-without-segments-out": (lambda t: ["compare", SAMPLE, "-t", TOK, "--segments-text"],
+                                           r"--segments-text needs --segments-out"),
+    "robustness-no-such-corpus": (lambda t: ["robustness", str(t / "none.tsv"), "-t", TOK], r"no corpus"),
+    "robustness-bad-tokenizer": (lambda t: ["robustness", SAMPLE, "-t", "magic:x"], r"unknown tokenizer kind 'magic'"),
+    "normalize-unknown": (lambda t: ["corpus", "info", SAMPLE, "--normalize", "nfd"], r"Invalid value for '--normalize'"),
 }
 
 
@@ -474,6 +502,7 @@ def test_there_are_enough_cases_across_formats_kinds_and_commands():
     assert len(CASES) >= 80
     src = Path(__file__).read_text(encoding="utf-8")
     for word in ('"corpus", "info"', '"compare"', '"train"', '"sweep"', '"cost"', '"model-info"', '"report"', '"vocab-plan"',
+                 '"show"', '"worst"', '"robustness"',
                  "tiktoken:", "hf:", "wordpiece:", "spm:", "train:", ".tsv", ".csv", "cmn.txt", ".jsonl", ".parquet",
                  ".tmx", ".conllu", ".po", ".mo", "hf_disk", "d/en.txt", "s/a."):
         assert src.count(word) >= 2, word

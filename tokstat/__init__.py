@@ -31,6 +31,10 @@ _LAZY = {
     "project": "tokstat.cost.projection",
     "preset": "tokstat.cost.model",
     "gpu": "tokstat.cost.hardware",
+    "vocab_plan": "tokstat.vocabplan",
+    "show": "tokstat.show",
+    "worst": "tokstat.show",
+    "robustness": "tokstat.show",
 }
 
 __all__ = ["Corpus", "CorpusInfo", "Segment", "Split", "TokstatError", "corpus_info", *_LAZY, "__version__"]

@@ -26,10 +26,10 @@ from .split import Split
 
 UNRELIABLE_UNK = 0.10
 #: segments per (tokenizer, language) whose decoding is checked against the text
-ROUNDTRIP_SAMPLE = 200
+ROUNDTRIP_SAMPLE = 100
 
 
-def chinese_scripts(corpus: Corpus, langs: list[str], n: int = 500) -> dict[str, str]:
+def chinese_scripts(corpus: Corpus, langs: list[str], n: int = 200) -> dict[str, str]:
     """For each language coded plain ``zh`` (no script subtag): the script its text is written in
     (:func:`tokstat.langs.chinese_script` on the first ``n`` segments), with a warning when it is not
     Simplified — UD PUD's "zh" is Traditional, so a "Chinese premium" must say which Chinese."""

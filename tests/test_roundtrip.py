@@ -32,8 +32,8 @@ TEXT = st.lists(st.sampled_from(SPECIALS) | st.text(st.characters(exclude_catego
                 max_size=8).map("".join)
 #: what one line of a line-based file holds: no LF, and no CR at the very end (that is a CRLF ending)
 LINE = TEXT.map(lambda t: t.replace("\n", " ").rstrip("\r"))
-SETTINGS = settings(max_examples=int(os.environ.get("ROUNDTRIP_EXAMPLES", 25)), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                            HealthCheck.too_slow])
+SETTINGS = settings(max_examples=int(os.environ.get("ROUNDTRIP_EXAMPLES", 25)), deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
 def nfc(t: str) -> str:

@@ -12,10 +12,6 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
-
-
-def _raw(text: str) -> str:
-    return text
 from ..langs import normalize_lang
 from .textio import read_lines
 
@@ -108,10 +104,10 @@ def load_conllu(paths: list[Path]) -> Corpus:
         seen = set()
 
         def segment(sid, text, words):
-            texts, gold = {first: _raw(text)}, {first: [_raw(w) for w in words]}
+            texts, gold = {first: text}, {first: list(words)}
             for lang in rest:
                 t, w = index[lang].get(sid, ("", []))
-                texts[lang], gold[lang] = _raw(t), [_raw(x) for x in w]
+                texts[lang], gold[lang] = t, list(w)
             return Segment(sid, texts, gold)
 
         for sid, text, words in parse_conllu(by_lang[first]):

@@ -14,10 +14,6 @@ import polib
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
-
-
-def _raw(text: str) -> str:
-    return text
 from ..langs import normalize_lang, normalize_langs
 
 
@@ -61,7 +57,7 @@ def check_mo(path: Path) -> None:
     >>> check_mo(p)
     Traceback (most recent call last):
     ...
-    tokstat.errors.TokstatError: ...x.mo: msgid 1 of 1 points at bytes 9999-10004, past the end of the file (46 bytes) (fix: recompile the catalogue: msgfmt -o x.mo x.po)
+    tokstat.errors.TokstatError: ...x.mo: msgid 1 of 1 points at bytes 9999-10004, past the end of the file (46 bytes)...
     """
     data = path.read_bytes()
     fix = f"recompile the catalogue: msgfmt -o {path.name} {path.stem}.po"
@@ -163,9 +159,9 @@ def load_gettext(paths: list[Path], *, source_lang: str = "en") -> Corpus:
 
     def gen():
         for key, msgid in msgids.items():
-            texts = {source_lang: _raw(msgid)}
+            texts = {source_lang: msgid}
             for lang in tlangs:
-                texts[lang] = _raw(tables[lang].get(key, ""))
+                texts[lang] = tables[lang].get(key, "")
             yield Segment(key, texts)
 
     return Corpus(paths[0].stem if len(paths) == 1 else paths[0].parent.name, langs, gen,

@@ -12,10 +12,6 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
-
-
-def _raw(text: str) -> str:
-    return text
 from ..langs import normalize_langs
 from .fields import lookup
 
@@ -24,7 +20,7 @@ def _text(v, lang: str, col: str, n: int, path: str) -> str:
     """A text cell: a string, or None for an empty segment; anything else (ints, lists, structs) is
     an error, never turned into its Python repr."""
     if v is None or isinstance(v, str):
-        return _raw(v or "")
+        return v or ""
     raise TokstatError(f"column {col!r} ({lang}) holds {type(v).__name__} values, not text (row {n})", path=path,
                        fix="name a text column with --columns LANG=COLUMN (dotted names reach into structs)")
 

@@ -12,10 +12,6 @@ import polars as pl
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
-
-
-def _raw(text: str) -> str:
-    return text
 from ..langs import normalize_lang, normalize_langs
 from .fields import lookup
 from .textio import read_lines
@@ -230,7 +226,7 @@ def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = N
                 raise TokstatError(f"row has {len(cells)} fields, expected {len(names)}", path=path,
                                    line=line, fix="check for a missing tab/comma or a stray newline")
             sid = cells[id_i] if id_i is not None else str(n + 1)
-            yield Segment(sid, {lang: _raw(cells[i]) for lang, i in idx.items()})
+            yield Segment(sid, {lang: cells[i] for lang, i in idx.items()})
 
     return Corpus(path.stem, list(mapping), gen, [path],
                   {"loader": "tatoeba" if tatoeba else "table", "columns": columns, "quoting": quoting})
@@ -303,7 +299,7 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
             except UnicodeEncodeError as e:
                 raise TokstatError(f"a lone surrogate {v[e.start]!r} is not Unicode text", path=path, line=no,
                                    fix="write the character itself (or its surrogate pair) in the JSON") from None
-            return _raw(v or "")
+            return v or ""
         raise TokstatError(f"expected text, found {type(v).__name__}", path=path, line=no,
                            fix="make every language column a string (or null)")
 

@@ -6,10 +6,6 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
-
-
-def _raw(text: str) -> str:
-    return text
 from ..langs import normalize_lang, normalize_langs
 from .textio import read_lines
 
@@ -69,6 +65,6 @@ def load_textdir(directory: Path, *, langmap: dict[str, str] | None = None,
             if ended:
                 return
             n += 1
-            yield Segment(str(n), {lang: _raw(t) for lang, t in row.items()})
+            yield Segment(str(n), row)
 
     return Corpus(directory.name, langs, gen, list(files.values()), {"loader": "textdir"})

@@ -55,7 +55,8 @@ def read_lines(path: Path, *, errors: str = "strict", keepends: bool = False,
             if no == 1 and raw.startswith(BOM):
                 raw = raw[3:]
                 start += 3
-            body = raw if keepends else raw[:len(raw) - _line_end(raw)]
+            content = raw[:len(raw) - _line_end(raw)]
+            body = raw if keepends else content
             try:
                 text = body.decode("utf-8")
             except UnicodeDecodeError as e:
@@ -66,7 +67,7 @@ def read_lines(path: Path, *, errors: str = "strict", keepends: bool = False,
                         fix="re-encode the file as UTF-8 (iconv -f GB18030 -t UTF-8), "
                             "or pass --encoding-errors replace") from None
                 text = body.decode("utf-8", errors="replace")
-            if no == 1 and b"\r" in raw[:len(raw) - _line_end(raw)]:
+            if no == 1 and b"\r" in content:
                 held = (no, text)
                 continue
             yield no, text

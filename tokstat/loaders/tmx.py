@@ -7,10 +7,6 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
-
-
-def _raw(text: str) -> str:
-    return text
 from ..langs import normalize_lang, normalize_langs
 from .textio import check_utf8_file
 
@@ -78,7 +74,7 @@ def load_tmx(path: Path) -> Corpus:
                     raise TokstatError(f"two <tuv>s of language {lang} in one <tu> (tu {tu.get('tuid') or n})",
                                        path=path, fix="keep one <tuv> per language in each <tu>")
                 seg = tuv.find("seg")
-                texts[lang] = _raw(seg_text(seg) if seg is not None else "")
+                texts[lang] = seg_text(seg) if seg is not None else ""
             yield Segment(tu.get("tuid") or str(n), texts)
             tu.clear()
 

@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 from tokstat.cli import main
+from tokstat.io import write_tables
 
 from conftest import ROOT
 
@@ -80,8 +81,7 @@ def _segments_file(p: Path) -> str:
 
         _, segs = compare(SAMPLE, [TOK], n_boot=0, workers=1, return_segments=True)
         _RESULTS["segs"] = segs
-    p.parent.mkdir(parents=True, exist_ok=True)
-    _RESULTS["segs"].write_csv(p) if p.suffix == ".csv" else _RESULTS["segs"].write_parquet(p)
+    write_tables({p: _RESULTS["segs"]})
     return str(p)
 
 
@@ -90,9 +90,7 @@ def _sweep_file(p: Path, sizes: int = 4) -> str:
     rows = [{"vocab_size": v, "language": lang, "tokens_per_char": 1.2 - 0.1 * k + (0.3 if lang == "zh" else 0),
              "premium": 1.0 if lang == "en" else 0.9} for k, v in enumerate([2000, 4000, 8000, 16000][:sizes])
             for lang in ("en", "zh")]
-    df = pl.DataFrame(rows)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    df.write_csv(p) if p.suffix == ".csv" else df.write_parquet(p)
+    write_tables({p: pl.DataFrame(rows)})
     return str(p)
 EARLIER = "an earlier output\n"
 COST = ["--model", "llama2-7b", "--gpu", "h100-sxm"]
@@ -436,6 +434,8 @@ CASES = {
                                               "-1", "--d-model", "4096"], r"must be positive"),
     "vocab-plan-serve-chars-nan": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--model", "llama2-7b",
                                               "--serve-chars", "nan"], r"--serve-chars must be a finite positive number"),
+    "vocab-plan-out-without-sweep": (lambda t: ["vocab-plan", "--model", "llama2-7b", "--out", str(t / "p.csv")],
+                                     r"--out writes the per-size table of a sweep: there is none"),
     "vocab-plan-out-is-the-sweep": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.csv"), "--model", "llama2-7b",
                                                "--out", str(t / "sw.csv")], r"sw\.csv: --out is an input of this run"),
     # --- show, worst, robustness

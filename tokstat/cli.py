@@ -464,11 +464,13 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
     from .cost.model import model_config
     from .io import read_table, write_tables
     from .split import Split
-    from .vocabplan import plan_from, plot_plan
+    from .vocabplan import per_size_table, plan_from, plot_plan
 
     copts = _pop_corpus(kw)
     if sweep_file and corpus_spec:
         raise TokstatError("pass --sweep or --corpus, not both", fix="drop one of them")
+    if out and not (sweep_file or corpus_spec):
+        raise TokstatError("--out writes the per-size table of a sweep: there is none", fix="add --sweep FILE or --corpus SPEC")
     model = model_config(model_name, models_file) if model_name else None
     mixd = parse.mix(mix)
     size_list = parse.sizes(sizes) if corpus_spec else None
@@ -515,35 +517,13 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
             cols = [(k, k) for k in alloc.columns]
             _print(_table("vocabulary allocation along the merge order (share of the first V tokens)", cols,
                           alloc.iter_rows(named=True), lambda r, k: f"{r[k]:.1%}" if isinstance(r[k], float) else f"{r[k]:,}"))
-    tables = {}
     if out:
-        per = pl_per_size(sw, alloc)
-        if per is not None:
-            tables[out] = per
-    if tables:
-        write_tables(tables)
+        write_tables({out: per_size_table(sw, alloc)})
     if png:
-        d = model.d_model if model is not None else d_model
-        from .cost.model import non_embedding_params
-
-        nv = non_embedding_params(model) if (model is not None and non_vocab_params is None) else non_vocab_params
-        plot_plan(plan, sw, png, nv, d, alloc)
+        plot_plan(plan, sw, png, plan.n_nv, plan.d_model, alloc)
     for p_ in [x for x in (out, png) if x]:
         if not as_json:
             _print(f"wrote {p_}")
-
-
-def pl_per_size(sw, alloc):
-    """The per-size table of ``vocab-plan --out``: the sweep's sizes and premiums (+ allocation)."""
-    if sw is None:
-        return None
-    import polars as pl
-
-    per = sw.select("vocab_size", "language", "tokens_per_char", "premium").pivot(
-        on="language", index="vocab_size", values=["tokens_per_char", "premium"]).sort("vocab_size")
-    if alloc is not None:
-        per = per.join(alloc, on="vocab_size", how="left")
-    return per if isinstance(per, pl.DataFrame) else None
 
 
 @cli.command("show")

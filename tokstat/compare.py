@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import warnings
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain, islice
 
 import numpy as np
 import polars as pl
@@ -29,20 +30,18 @@ UNRELIABLE_UNK = 0.10
 ROUNDTRIP_SAMPLE = 100
 
 
-def chinese_scripts(corpus: Corpus, langs: list[str], n: int = 200) -> dict[str, str]:
-    """For each language coded plain ``zh`` (no script subtag): the script its text is written in
-    (:func:`tokstat.langs.chinese_script` on the first ``n`` segments), with a warning when it is not
-    Simplified — UD PUD's "zh" is Traditional, so a "Chinese premium" must say which Chinese."""
-    from itertools import islice
+#: segments at the head of the corpus whose Chinese text is checked for its script
+SCRIPT_SAMPLE = 200
 
+
+def chinese_scripts(segs: list[Segment], langs: list[str]) -> dict[str, str]:
+    """For each language coded plain ``zh`` (no script subtag): the script its text is written in
+    (:func:`tokstat.langs.chinese_script` on ``segs``, the head of the corpus), with a warning when it
+    is not Simplified — UD PUD's "zh" is Traditional, so a "Chinese premium" must say which Chinese."""
     from .langs import chinese_script
 
-    todo = [lang for lang in langs if lang == "zh"]
     out: dict[str, str] = {}
-    if not todo:
-        return out
-    segs = list(islice(iter(corpus), n))
-    for lang in todo:
+    for lang in [lang for lang in langs if lang == "zh"]:
         script, share = chinese_script(s.texts.get(lang, "") for s in segs)
         if script is None:
             continue
@@ -55,14 +54,14 @@ def chinese_scripts(corpus: Corpus, langs: list[str], n: int = 200) -> dict[str,
     return out
 
 
-def roundtrip_rates(adapters: list[Adapter], corpus: Corpus, langs: list[str], splits: dict,
+def roundtrip_rates(adapters: list[Adapter], segments: Iterable[Segment], langs: list[str], splits: dict,
                     n: int = ROUNDTRIP_SAMPLE) -> dict[tuple[str, str], float | None]:
     """Share of the first ``n`` non-empty texts per (tokenizer, language) — of the segments the
     tokenizer is scored on — that its own decoder gives back exactly (``decode(encode(t)) == t``).
     Below 1, the tokenizer loses text: unknown tokens, a lossy normaliser (lower-casing, NFKC) or
     a pre-tokenizer that drops whitespace (WordPiece)."""
     texts: dict[tuple[str, str], list[str]] = {(a.id, lang): [] for a in adapters for lang in langs}
-    for seg in corpus:
+    for seg in segments:
         full = True
         for a in adapters:
             sp = splits.get(a.id)
@@ -277,8 +276,11 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                                fix="use a larger corpus or a larger ?heldout= fraction")
         raise TokstatError("the corpus has no segments", path=c.sources[0] if len(c.sources) == 1 else None,
                            fix=f"check that it holds aligned text: tokstat corpus info {c.name}")
-    rt = roundtrip_rates(adapters, c, langs, {a.id: job.split_of(a) or join_split for a in adapters})
-    scripts = chinese_scripts(c, langs)
+    # one read of the corpus's head serves both checks
+    it = iter(c)
+    head = list(islice(it, SCRIPT_SAMPLE))
+    rt = roundtrip_rates(adapters, chain(head, it), langs, {a.id: job.split_of(a) or join_split for a in adapters})
+    scripts = chinese_scripts(head, langs)
     rows, seg_frames = [], []
     for a in adapters:
         singles = single_token_chars(a, set().union(*(stats[(a.id, lang)].cjk for lang in langs)))

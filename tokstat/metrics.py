@@ -66,26 +66,13 @@ def resample_counts(n: int, n_boot: int, seed: int) -> np.ndarray:
 def bootstrap_premium(lang_tokens: np.ndarray, pivot_tokens: np.ndarray, *, n_boot: int = 1000,
                       seed: int = 0, level: float = 0.95) -> tuple[float | None, float | None]:
     """Percentile bootstrap of Σlang/Σpivot, resampling aligned units (segments or buckets) with
-    replacement (seeded: the same seed and ``n`` give the same replicates)."""
+    replacement (seeded: the same seed and ``n`` give the same replicates). Any ratio of sums over
+    aligned units: the mean-of-ratios premium is Σratios/Σsegments over the same buckets."""
     n = len(lang_tokens)
     if n < 2 or n_boot <= 0 or pivot_tokens.sum() == 0:
         return None, None
     w = resample_counts(n, n_boot, seed)
     out = (w @ lang_tokens.astype(np.float64)) / np.maximum(w @ pivot_tokens.astype(np.float64), 1)
-    a = (1 - level) / 2
-    lo, hi = np.quantile(out, [a, 1 - a])
-    return float(lo), float(hi)
-
-
-def bootstrap_mean_of_ratios(ratio_sums: np.ndarray, counts: np.ndarray, *, n_boot: int = 1000, seed: int = 0,
-                             level: float = 0.95) -> tuple[float | None, float | None]:
-    """Percentile bootstrap of Σratios/Σcounts, resampling aligned buckets (the same replicates as
-    :func:`bootstrap_premium` for the same seed and number of buckets)."""
-    n = len(ratio_sums)
-    if n < 2 or n_boot <= 0 or counts.sum() == 0:
-        return None, None
-    w = resample_counts(n, n_boot, seed)
-    out = (w @ ratio_sums.astype(np.float64)) / np.maximum(w @ counts.astype(np.float64), 1)
     a = (1 - level) / 2
     lo, hi = np.quantile(out, [a, 1 - a])
     return float(lo), float(hi)
@@ -148,7 +135,7 @@ def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot:
         if rl.any():
             rs, rn = st.pair_ratio[rl] / RATIO_SCALE, st.pair_rn[rl]
             mor = float(rs.sum() / rn.sum())
-            mlo, mhi = bootstrap_mean_of_ratios(rs, rn, n_boot=n_boot, seed=seed)
+            mlo, mhi = bootstrap_premium(rs, rn, n_boot=n_boot, seed=seed)
     if st.lengths:
         lv = np.fromiter(st.lengths.keys(), dtype=np.int64)
         lc = np.fromiter(st.lengths.values(), dtype=np.int64)

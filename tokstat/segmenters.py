@@ -86,16 +86,7 @@ def _chunks(text: str, size: int = JIEBA_CHUNK) -> list[str]:
 
 def _locate(text: str, words) -> list[tuple[int, int]]:
     """Spans of ``words`` found left to right in ``text`` (whitespace pieces skipped)."""
-    out, pos = [], 0
-    for w in words:
-        if not w.strip():
-            continue
-        i = text.find(w, pos)
-        if i < 0:
-            continue
-        out.append((i, i + len(w)))
-        pos = i + len(w)
-    return out
+    return gold_spans(text, [w for w in words if w.strip()])
 
 
 _mecab = None

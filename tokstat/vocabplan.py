@@ -199,6 +199,8 @@ class Plan:
     serving: dict | None = None
     warnings: list[str] = field(default_factory=list)
     training_command: str = ""
+    n_nv: float = 0.0
+    d_model: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -284,8 +286,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
         assumptions.append(f"f(V) fitted per language on the sweep ({r2s}); mix {shares}")
         assumptions.append(f"curve factor V*_FLOPs(yours) / V*_FLOPs(Tao's) = {opt:,.0f} / {base:,.0f} = {factor:.3f}")
     approaches = {k: round_size(v * factor, multiple) for k, v in tao_sizes.items()}
-    rec = int(np.median(list(approaches.values())))
-    rec = round_size(rec, multiple)
+    rec = int(np.median(list(approaches.values())))   # the middle of three multiples of `multiple`
     if curve.sizes and curve.extrapolates(rec):
         warnings.append(f"the recommendation {rec:,} lies outside the swept sizes "
                         f"{min(curve.sizes):,}–{max(curve.sizes):,}: f(V) is extrapolated there (sweep up to it to confirm)")
@@ -311,7 +312,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
            + (f" --mix {','.join(f'{k}={v / sum(mixw.values()):g}' for k, v in mixw.items())}" if mixw and len(mixw) > 1 else "")
            + " --out tokenizer/")
     return Plan(rec, flat, approaches, {k: round_size(v, multiple) for k, v in tao_sizes.items()}, factor, fits,
-                mixw, per_language, assumptions, fairness, serving, warnings, cmd)
+                mixw, per_language, assumptions, fairness, serving, warnings, cmd, n_nv, d_model)
 
 
 def _serving_optimum(curve: Curve, serve: dict, multiple: int) -> dict:
@@ -452,6 +453,14 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
     plan = vocab_plan(sweep_df, n_nv=n_nv, d_model=d_model, mix=mix, flops=flops, max_premium=max_premium, serve=serve,
                       corpus_name=name, algo=algo)
     return plan, sweep_df, alloc
+
+
+def per_size_table(sweep_df: pl.DataFrame, alloc: pl.DataFrame | None = None) -> pl.DataFrame:
+    """``vocab-plan --out``: per swept size, tokens per character and premium per language (+ the
+    allocation shares)."""
+    per = sweep_df.select("vocab_size", "language", "tokens_per_char", "premium").pivot(
+        on="language", index="vocab_size", values=["tokens_per_char", "premium"]).sort("vocab_size")
+    return per.join(alloc, on="vocab_size", how="left") if alloc is not None else per
 
 
 def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_model: int,

@@ -41,6 +41,12 @@ def check_mfu(mfu: float) -> None:
         raise TokstatError(f"MFU must be in (0, 1], got {mfu}", fix="typical values are 0.3-0.5")
 
 
+def check_goodput(goodput: float) -> None:
+    """Goodput (the share of paid GPU-hours that train) must lie in (0, 1]; NaN does not."""
+    if not 0 < goodput <= 1:
+        raise TokstatError(f"goodput must be in (0, 1], got {goodput}", fix="e.g. --goodput 0.9 (1 with a calibrated MFU)")
+
+
 def peak_tflops(g: GPU, precision: str = "bf16") -> float:
     """Dense peak at the training precision: BF16/FP16, or FP8 where the accelerator has it."""
     if precision == "bf16":
@@ -56,6 +62,5 @@ def gpu_hours(flops: float, g: GPU, mfu: float, precision: str = "bf16", goodput
     """GPU-hours = FLOPs / (dense peak · MFU · goodput · 3600). MFU (model FLOPs utilisation,
     Chowdhery et al. 2022) and goodput (the share of paid hours that train) must lie in (0, 1]."""
     check_mfu(mfu)
-    if not 0 < goodput <= 1:
-        raise TokstatError(f"goodput must be in (0, 1], got {goodput}", fix="e.g. --goodput 0.9 (1 with a calibrated MFU)")
+    check_goodput(goodput)
     return flops / (peak_tflops(g, precision) * 1e12 * mfu * goodput * 3600)

@@ -14,7 +14,7 @@ import polars as pl
 
 from ..errors import TokstatError
 from ..parse import mix as parse_mix
-from .hardware import GPU, check_mfu, gpu_hours
+from .hardware import GPU, check_goodput, check_mfu, gpu_hours
 from .model import (BYTES, ModelConfig, active_params, forward_flops_per_token, inference_weight_bytes,
                     kv_cache_bytes_per_token, kv_cache_tokens, tp_allreduce_seconds, training_flops_per_token,
                     training_memory_per_gpu)
@@ -192,8 +192,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             train_mfu, src = default_mfu(g.name, precision)
             mfu_source = f"serving {mfu_source}; training {src}"
     check_mfu(mfu)
-    if not (math.isfinite(goodput) and 0 < goodput <= 1):
-        raise TokstatError(f"goodput must be in (0, 1], got {goodput}", fix="e.g. --goodput 0.9 (1 with a calibrated MFU)")
+    check_goodput(goodput)
     _positive("--price", price, "2.5")
     _positive("--prompt-chars", prompt_chars, "1000")
     _positive("--output-chars", output_chars, "250")

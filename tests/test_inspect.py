@@ -126,6 +126,29 @@ def test_two_premiums_by_hand():
     assert df.filter(pl.col("language") == "en")["premium_mean_of_ratios"][0] == 1.0
 
 
+def test_mean_of_ratios_is_toksuites_parity_on_pud(shared, tmp_path, monkeypatch):
+    """Oracle: TokSuite's compute_parity (r-three/TokSuite, calculate_intrinsic_tokenizer_metrics.py)
+    re-implemented with tiktoken called directly, on PUD zh/en: the mean over sentences of
+    len(tokens(zh))/len(tokens(en)), sentences with no English tokens skipped."""
+    import hashlib
+    import shutil
+
+    import tiktoken
+
+    url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+    shutil.copy(shared / "tokenizers/o200k_base/o200k_base.tiktoken", tmp_path / hashlib.sha1(url.encode()).hexdigest())
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    enc = tiktoken.get_encoding("o200k_base")
+    segs = list(load_corpus(str(shared / "corpora/ud-pud")).select(["en", "zh"]))
+    ratios = [len(enc.encode_ordinary(s.texts["zh"])) / len(enc.encode_ordinary(s.texts["en"]))
+              for s in segs if enc.encode_ordinary(s.texts["en"])]
+    with pytest.warns(UserWarning, match="Traditional"):
+        df = compare(str(shared / "corpora/ud-pud"), ["tiktoken:o200k_base"], languages=["en", "zh"], n_boot=50)
+    row = df.filter(pl.col("language") == "zh").row(0, named=True)
+    assert row["premium_mean_of_ratios"] == pytest.approx(sum(ratios) / len(ratios), abs=1e-6)
+    assert abs(row["premium_mean_of_ratios"] - row["premium"]) > 1e-3   # the two parities differ here
+
+
 def test_mean_of_ratios_is_identical_for_any_worker_count():
     a = compare("sample", [CL], n_boot=100, workers=1)
     b = compare("sample", [CL], n_boot=100, workers=2, batch_size=37)

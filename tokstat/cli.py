@@ -22,10 +22,26 @@ from .io import check_outputs
 ALGOS = ["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]
 
 
+#: width of the terminal output when it is not a terminal (a pipe, a file) and COLUMNS is unset
+PIPE_WIDTH = 100
+WIDE = {"on": False}      # --wide: every column, lines as long as they need
+
+
+def width() -> int:
+    """The width tables are fitted to: ``COLUMNS`` if set, else the terminal's, else 100."""
+    import os
+    import shutil
+
+    cols = os.environ.get("COLUMNS", "")
+    if cols.isdigit() and int(cols) > 0:
+        return int(cols)
+    return shutil.get_terminal_size((PIPE_WIDTH, 24)).columns if sys.stdout.isatty() else PIPE_WIDTH
+
+
 def _console():
     from rich.console import Console
 
-    return Console(width=None if sys.stdout.isatty() else 170)
+    return Console(width=100_000 if WIDE["on"] else width(), soft_wrap=WIDE["on"])
 
 
 def _print(*parts, **kw) -> None:
@@ -84,6 +100,16 @@ def quiet_option(f):
     return click.option("--quiet", is_flag=True, help="no progress bar")(f)
 
 
+def _set_wide(ctx, param, value):
+    WIDE["on"] = bool(value)
+    return value
+
+
+def wide_option(f):
+    return click.option("--wide", is_flag=True, expose_value=False, callback=_set_wide, is_eager=True,
+                        help="every column, lines as long as they need (default: a table that fits the terminal)")(f)
+
+
 def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", source_lang="en", quoting="auto",
          normalize="nfc", languages=None):
     """The corpus of a command's corpus options (its languages selected)."""
@@ -136,38 +162,90 @@ def corpus_info_cmd(spec, **kw):
     _print(t)
 
 
-SHOWN = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
-         ("bytes_per_token", "bytes/tok"), ("tokens_per_word", "tok/word"), ("continued_word_rate", "cont.words"),
-         ("split_char_rate", "split chars"), ("unk_rate", "unk"), ("boundary_f1", "bound.F1"),
-         ("renyi_efficiency", "Rényi"), ("premium", "premium"), ("premium_ci_low", "95% CI")]
+#: compare's compact table (fits 80-100 columns) and its --wide table
+SHOWN = [("tokenizer", "tokenizer"), ("language", "lang"), ("premium", "premium [95% CI]"),
+         ("tokens_per_char", "tok/char"), ("tokens_per_word", "tok/word"), ("split_char_rate", "split"),
+         ("unk_rate", "unk")]
+SHOWN_WIDE = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
+              ("bytes_per_token", "bytes/tok"), ("tokens_per_word", "tok/word"), ("continued_word_rate", "cont.words"),
+              ("split_char_rate", "split chars"), ("unk_rate", "unk"), ("roundtrip_rate", "round-trip"),
+              ("boundary_f1", "bound.F1"), ("renyi_efficiency", "Rényi"), ("premium", "premium [95% CI]"),
+              ("premium_mean_of_ratios", "mean of ratios [95% CI]")]
 
 
 def _fmt(v, col):
-    if v is None:
-        return "–"
-    if isinstance(v, float):
-        return f"{v:.3f}" if col not in ("continued_word_rate", "split_char_rate", "unk_rate") else f"{v:.1%}"
-    return f"{v:,}" if isinstance(v, int) else str(v)
+    """A cell: :func:`tokstat.fmt.fmt`, with the premium's interval beside it."""
+    from .fmt import fmt
+
+    return fmt(v, col)
 
 
-def _table(title: str, cols: list[tuple[str, str]], rows, cell=None):
+def _premium_cell(r, c):
+    if c == "premium" and r.get("premium_ci_low") is not None:
+        return f"{r['premium']:.2f}× [{r['premium_ci_low']:.2f}–{r['premium_ci_high']:.2f}]"
+    if c == "premium_mean_of_ratios" and r.get("premium_mor_ci_low") is not None:
+        return f"{r[c]:.2f}× [{r['premium_mor_ci_low']:.2f}–{r['premium_mor_ci_high']:.2f}]"
+    return _fmt(r.get(c), c)
+
+
+TEXT_COLUMNS = {"text", "pivot_text", "not_recommended_because", "volume", "mfu_source", "price_source"}
+LEFT_COLUMNS = {"tokenizer", "language", "segment", "variant", "tokenizer_family", "approach"} | TEXT_COLUMNS
+
+
+def _table(title: str, cols: list[tuple[str, str]], rows, cell=None, *, wide_cols=None, shorten: str = "tokenizer"):
+    """A table that fits the terminal (:func:`width`): columns of ``cols`` (``wide_cols`` with
+    ``--wide``); ids in the ``shorten`` column are shortened *from the left* (``…cl100k_base``) as
+    far as needed, with a legend under the table, never cut to ``…``; text columns wrap; if it still
+    does not fit, the last columns are left out and the caption says so. Cells are
+    :class:`rich.text.Text`: names such as ``bert[lower]`` are never read as markup."""
+    from rich import box
+    from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=Text(title))
-    for _, head in cols:
-        t.add_column(head, justify="left" if head in ("tokenizer", "lang") else "right")
-    for r in rows:
-        # Text cells: names such as "bert[lower]" are shown as they are, never read as rich markup
-        t.add_row(*[Text(cell(r, c) if cell else _fmt(r[c], c)) for c, _ in cols])
-    return t
+    from .fmt import short_ids
+
+    rows = list(rows)
+    cols = list(wide_cols if WIDE["on"] and wide_cols else cols)
+    cells = [{c: cell(r, c) if cell else _fmt(r[c], c) for c, _ in cols} for r in rows]
+    w = width()
+    natural = {c: max([len(h)] + [len(x[c]) for x in cells]) for c, h in cols}
+    legend: dict[str, str] = {}
+    left_out: list[str] = []
+
+    def total(cs):
+        return sum(min(natural[c], 24) if c in TEXT_COLUMNS else natural[c] for c, _ in cs) + 2 * len(cs)
+
+    if not WIDE["on"]:
+        if total(cols) > w and any(c == shorten for c, _ in cols):
+            room = max(12, natural[shorten] - (total(cols) - w))
+            names = short_ids([x[shorten] for x in cells], room)
+            for x in cells:
+                if names[x[shorten]] != x[shorten]:
+                    legend[names[x[shorten]]] = x[shorten]
+                x[shorten] = names[x[shorten]]
+            natural[shorten] = max([len(dict(cols)[shorten])] + [len(x[shorten]) for x in cells])
+        while total(cols) > w and len(cols) > 2:
+            left_out.append(cols.pop()[1])
+    caption = f"{len(left_out)} more column(s) ({', '.join(reversed(left_out))}): --wide" if left_out else None
+    t = Table(title=Text(title), caption=Text(caption) if caption else None, box=box.SIMPLE_HEAD, padding=(0, 1),
+              pad_edge=False, collapse_padding=True)
+    for c, head in cols:
+        t.add_column(Text(head), justify="left" if c in LEFT_COLUMNS else "right",
+                     no_wrap=c not in TEXT_COLUMNS, overflow="fold")
+    for x in cells:
+        t.add_row(*[Text(x[c]) for c, _ in cols])
+    if not legend:
+        return t
+    return Group(t, *[Text(f"  {k} = {v}", style="dim") for k, v in legend.items()])
 
 
 def _signatures(df) -> None:
     from rich.text import Text
 
     for sig in dict.fromkeys(df["signature"].to_list()):
-        _print(Text(sig, style="dim"))
+        # soft-wrapped: one line however narrow the terminal, so that it copies whole
+        _print(Text(sig, style="dim"), soft_wrap=True)
 
 
 @cli.command()
@@ -186,6 +264,7 @@ def _signatures(df) -> None:
 @click.option("--address", help="Ray cluster address for --engine ray (default: start a local instance)")
 @max_chars_option
 @quiet_option
+@wide_option
 def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, boot_seed, workers, engine, address,
             max_chars, quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
@@ -201,14 +280,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
                       progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text)
     df, segs = res if segments_out else (res, None)
     rows = list(df.iter_rows(named=True))
-
-    def cell(r, c):
-        if c == "premium_ci_low":
-            lo, hi = r["premium_ci_low"], r["premium_ci_high"]
-            return "–" if lo is None else f"{lo:.3f}–{hi:.3f}"
-        return _fmt(r[c], c)
-
-    _print(_table(f"tokstat compare — {c.name}, pivot {pivot}", SHOWN, rows, cell))
+    _print(_table(f"tokstat compare — {c.name}, pivot {pivot}", SHOWN, rows, _premium_cell, wide_cols=SHOWN_WIDE))
     if pivot is not None and df["language"].n_unique() > 2:
         from .metrics import parity_summary
 
@@ -265,6 +337,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, out, seed, heldout, quiet, **k
 @click.option("--plot", help="write a PNG of tokens per character and premium against vocabulary size")
 @max_chars_option
 @quiet_option
+@wide_option
 def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, max_chars, quiet,
               **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
@@ -277,10 +350,13 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
     df = sweep(c, algo, size_list, mix=mixd, pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed,
-               max_chars=max_chars)
-    cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
-            ("tokens_per_word", "tok/word"), ("premium", "premium"), ("embedding_params", "embedding params")]
-    _print(_table(f"tokstat sweep — {algo}, pivot {pivot}, held-out split {split.label}", cols, df.iter_rows(named=True)))
+               max_chars=max_chars, progress=False if quiet else None)
+    cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens_per_char", "tok/char"),
+            ("tokens_per_word", "tok/word"), ("premium", "premium [95% CI]"), ("embedding_params", "embedding")]
+    wide = cols[:2] + [("tokens", "tokens")] + cols[2:4] + [("continued_word_rate", "cont.words"),
+                                                            ("split_char_rate", "split chars")] + cols[4:]
+    _print(_table(f"tokstat sweep — {algo}, pivot {pivot}, held-out split {split.label}", cols,
+                  df.iter_rows(named=True), _premium_cell, wide_cols=wide))
     _signatures(df.head(1))
     if out:
         write_tables({out: df})
@@ -376,6 +452,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
               help="a row with more unknown-token characters loses text and is never recommended")
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 @click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records instead of the table")
+@wide_option
 def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_bytes, train_tokens,
              tokens_per_param, reference, mix, batch, weight_dtype, kv_dtype, prompt_chars, output_chars, tp, pp, zero,
              recompute, micro_batch, train_precision, goodput, vocab, max_unk, out, as_json):
@@ -400,24 +477,31 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
         if out:
             write_tables({out: cdf})
         return
-    cols = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"), ("training_tokens", "train tokens"),
-            ("gpu_hours", "GPU-h"), ("wall_clock_days", "days"), ("dollars", "train USD"), ("cost_multiplier", "×pivot"),
-            ("train_memory_gb_per_gpu", "train GB/GPU"), ("kv_cache_bytes_per_1k_chars", "KV B/1k ch"),
-            ("chars_in_context", "chars/ctx"), ("request_prefill_s", "prefill s"), ("request_decode_s", "decode s"),
-            ("usd_per_request", "USD/1k req"), ("serving_multiplier", "serve ×pivot"), ("fits", "serves"),
+    wide = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"),
+            ("training_tokens", "train tokens"), ("gpu_hours", "GPU-h"), ("wall_clock_days", "days"),
+            ("dollars", "train USD"), ("cost_multiplier", "×pivot"), ("train_memory_gb_per_gpu", "train GB/GPU"),
+            ("kv_cache_bytes_per_1k_chars", "KV B/1k ch"), ("chars_in_context", "chars/ctx"),
+            ("request_prefill_s", "prefill s"), ("request_decode_s", "decode s"), ("usd_per_request", "USD/1k req"),
+            ("serving_multiplier", "serve ×pivot"), ("fits", "serves"), ("recommended", "best")]
+    cols = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"), ("dollars", "train USD"),
+            ("cost_multiplier", "×pivot"), ("usd_per_request", "USD/1k req"), ("serving_multiplier", "serve ×"),
             ("recommended", "best")]
 
     def money_or_number(r, c):
+        from .fmt import money
+
         v = r[c]
         if isinstance(v, float) and c in ("dollars", "usd_per_request"):
-            v = v * 1000 if c == "usd_per_request" else v
-            return f"${v:,.0f}" if v >= 100 else f"${v:,.2f}" if v >= 1 else f"${v:.3g}"
-        if isinstance(v, float):
-            return f"{v:.3g}"
-        return "✓" if v is True else "" if v is False else str(v)
+            return money(v * 1000 if c == "usd_per_request" else v)
+        if isinstance(v, bool):
+            return "✓" if v else ""
+        if c == "vocab_size" and isinstance(v, int):
+            return f"{v:,}"
+        return _fmt(v, c) if isinstance(v, (int, float)) else str(v)
 
     _print(_table(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {cdf['mfu'][0]:.3g} "
-                  f"({cdf['mfu_source'][0]}), MBU {mbu}", cols, cdf.iter_rows(named=True), money_or_number))
+                  f"({cdf['mfu_source'][0]}), MBU {mbu}", cols, cdf.iter_rows(named=True), money_or_number,
+                  wide_cols=wide))
     _print(f"volume: {cdf['volume'][0]}")
     _print(f"price: ${cdf['price_usd_h'][0]:,.2f} per GPU-hour ({cdf['price_source'][0]}); training memory: "
            f"tp {tp} × pp {pp} × dp {gpus // (tp * pp)}, ZeRO-{zero}, {recompute} recompute, micro-batch {micro_batch}"
@@ -605,10 +689,11 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
 @corpus_options
 @tokenizer_options(required=False)
 @click.option("--sweep", "sweep_spec", help="with --corpus: a vocabulary sweep, ALGO:SIZE,SIZE,... (e.g. bpe:4000,8000)")
-@click.option("--model", "model_name", default="llama2-7b", show_default=True, help="with --corpus: model preset to price")
+@click.option("--model", "model_name", help="model preset to price (--corpus; default llama2-7b) and to plan the "
+              "vocabulary for (default: the cost files' model)")
 @click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="with --corpus: accelerator")
 @click.option("--train-tokens", type=float, default=2e12, show_default=True, help="with --corpus: pivot-language tokens")
-@click.option("--mix", help="with --corpus: language shares, e.g. zh=0.5,en=0.5")
+@click.option("--mix", help="language shares the tokenizer and vocabulary are chosen for, e.g. zh=0.5,en=0.5")
 @click.option("--pivot", default="en", show_default=True, help="with --corpus: language the premium is measured against")
 @split_options
 @boot_seed_option
@@ -621,6 +706,7 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
     from .report import read_results, report
     from .split import Split
 
+    model_flag, model_name = model_name, model_name or "llama2-7b"
     copts = _pop_corpus(kw)
     if corpus_spec:
         if results:
@@ -639,7 +725,7 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
             raise TokstatError("-t and --sweep need --corpus", fix="add --corpus SPEC, or pass result files only")
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=list(results))
         data = read_results(list(results))
-    path = report(data, out, png=png, title=title)
+    path = report(data, out, png=png, title=title, model=None if corpus_spec else model_flag, mix=None if corpus_spec else mix)
     _print(f"wrote {path}" + (f" and the charts as PNG in {png}" if png else ""))
 
 

@@ -262,7 +262,9 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
               keep_rows=bool(segments_out or return_segments), max_chars=max_chars, keep_text=segments_text,
               source=str(c.sources[0]) if len(c.sources) == 1 else c.name)
     source = joined(c, join_split) if join else c
-    with Meter(f"compare {c.name}", enabled=progress) as meter:
+    # the fingerprint pass has counted the segments: the bar has a total and an ETA (not for --join,
+    # which counts one joined text per language)
+    with Meter(f"compare {c.name}", enabled=progress, total=None if join else c.size) as meter:
         if engine == "ray":
             stats = run_ray(job, source, workers=workers, address=address, batch_size=batch_size,
                             shards=None if join else c.shards, progress=meter)

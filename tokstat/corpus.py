@@ -68,6 +68,8 @@ class Corpus:
     #: the corpus this one is a language selection of (it shares that corpus's fingerprint)
     parent: Corpus | None = field(default=None, repr=False)
     _fingerprint: str | None = field(default=None, repr=False)
+    #: the number of segments, known once the fingerprint pass has read them all (progress totals)
+    size: int | None = field(default=None, repr=False)
 
     def __iter__(self) -> Iterator[Segment]:
         return iter(self.factory())
@@ -76,8 +78,19 @@ class Corpus:
         """The content's sha256 (:func:`content_fingerprint`), computed once: the same segments give
         the same fingerprint in every file format; a language selection has its corpus's."""
         if self._fingerprint is None:
-            self._fingerprint = (self.parent.fingerprint() if self.parent is not None
-                                 else content_fingerprint(self, self.languages))
+            if self.parent is not None:
+                self._fingerprint = self.parent.fingerprint()
+                self.size = self.parent.size if self.size is None else self.size   # a held-out part knows its own
+            else:
+                n = 0
+
+                def counted():
+                    nonlocal n
+                    for seg in self:
+                        n += 1
+                        yield seg
+                self._fingerprint = content_fingerprint(counted(), self.languages)
+                self.size = n
         return self._fingerprint
 
     def select(self, languages: list[str]) -> Corpus:

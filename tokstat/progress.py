@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 from rich.text import Text
 
 
@@ -19,22 +20,26 @@ class _Rate(ProgressColumn):
 
 
 class Meter:
-    """``advance(segments, nbytes)`` as work completes; a context manager that draws a bar when enabled."""
+    """``advance(segments, nbytes)`` as work completes; a context manager that draws a bar when
+    enabled: with ``total`` (segments), a bar, done/total and the time remaining."""
 
-    def __init__(self, description: str, enabled: bool | None = None):
+    def __init__(self, description: str, enabled: bool | None = None, total: int | None = None):
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.segments = self.bytes = 0
         self.t0 = time.perf_counter()
         self._p = self._task = None
         self.description = description
+        self.total = total
 
     def __enter__(self) -> Meter:
         if self.enabled:
-            self._p = Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                               TextColumn("{task.completed:,} segments"), _Rate(), TimeElapsedColumn(),
-                               transient=True)
+            counted = (BarColumn(bar_width=24), TextColumn("{task.completed:,}/{task.total:,} segments")) \
+                if self.total else (TextColumn("{task.completed:,} segments"),)
+            eta = (TextColumn("ETA"), TimeRemainingColumn()) if self.total else ()
+            self._p = Progress(SpinnerColumn(), TextColumn("{task.description}"), *counted, _Rate(),
+                               TimeElapsedColumn(), *eta, transient=True)
             self._p.__enter__()
-            self._task = self._p.add_task(self.description, total=None, bytes=0)
+            self._task = self._p.add_task(self.description, total=self.total, bytes=0)
         return self
 
     def advance(self, segments: int, nbytes: int) -> None:
@@ -46,3 +51,25 @@ class Meter:
     def __exit__(self, *exc) -> None:
         if self._p is not None:
             self._p.__exit__(*exc)
+
+
+class Phase:
+    """A spinner naming a step whose progress cannot be counted (training a vocabulary), with its
+    elapsed time; a context manager, off when not a TTY or ``enabled`` is False."""
+
+    def __init__(self, description: str, enabled: bool | None = None):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.description = description
+        self._p = None
+
+    def __enter__(self) -> Phase:
+        if self.enabled:
+            self._p = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True)
+            self._p.__enter__()
+            self._p.add_task(self.description, total=None)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._p is not None:
+            self._p.__exit__(*exc)
+

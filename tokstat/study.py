@@ -23,22 +23,55 @@ from .sweep import sweep as run_sweep
 def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = None, model: str = "llama2-7b",
           gpu: str = "h100-sxm", train_tokens: float = 2e12, mix: dict[str, float] | str | None = None,
           pivot: str = "en", languages: list[str] | None = None, split: Split | None = None,
-          boot_seed: int = 0, progress: bool | None = None, max_chars: int = MAX_CHARS) -> dict[str, pl.DataFrame]:
-    """The whole pipeline for one report: compare ``tokenizers`` on ``corpus``; with ``sweep``
-    (``ALGO:SIZE,SIZE,...``) a vocabulary sweep on the train/held-out ``split``; then the cost of
-    training ``model`` on ``gpu`` for ``train_tokens`` (counted in the pivot language) from the
-    sweep, or from the comparison. Returns ``{"compare": ..., "sweep": ..., "cost": ...}``."""
+          boot_seed: int = 0, progress: bool | None = None, max_chars: int = MAX_CHARS,
+          views: int = 2) -> dict:
+    """The whole pipeline for one report: compare ``tokenizers`` on ``corpus`` (with per-segment
+    rows and texts, for the distributions and the worst segments); with ``sweep``
+    (``ALGO:SIZE,SIZE,...``) a vocabulary sweep on the train/held-out ``split``; the cost of training
+    ``model`` on ``gpu`` for ``train_tokens`` (counted in the pivot language) for each compared
+    tokenizer and each swept size; the vocabulary plan (:func:`tokstat.vocabplan.vocab_plan`, from
+    the sweep, or Tao et al.'s curve without one); the BPE vocabulary allocation by script; and the
+    token view of the first ``views`` segments under each tokenizer.
+
+    Returns ``{"compare", "segments", "cost", "plan", "views", "mix"}`` and, with a sweep,
+    ``"sweep"``, ``"sweep_cost"`` and (BPE) ``"allocation"``."""
+    from .compare import resolve_tokenizers
+    from .cost.model import non_embedding_params
+    from .show import html_fragment, pieces
+    from .vocabplan import allocation, text_sample, vocab_plan
+
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
         c = c.select(languages)
     mixd = parse.mix(mix)
     sweep_args = parse.sweep_spec(sweep) if sweep else None   # checked before the first tokenizer runs
     m, g = preset(model), get_gpu(gpu)
-    out = {"compare": compare(c, list(tokenizers), pivot=pivot, boot_seed=boot_seed, progress=progress,
-                              max_chars=max_chars)}
+    adapters = resolve_tokenizers(list(tokenizers), c)
+    df, segs = compare(c, adapters, pivot=pivot, boot_seed=boot_seed, progress=progress, max_chars=max_chars,
+                       return_segments=True, segments_text=True)
+    out: dict = {"compare": df, "segments": segs, "mix": mixd}
+    out["cost"] = project(df, m, g, train_tokens=train_tokens, mix=mixd)
+    sw = None
     if sweep_args:
         algo, sizes = sweep_args
-        out["sweep"] = run_sweep(c, algo, sizes, mix=mixd, pivot=pivot, split=split, boot_seed=boot_seed,
-                                 max_chars=max_chars)
-    out["cost"] = project(out.get("sweep", out["compare"]), m, g, train_tokens=train_tokens, mix=mixd)
+        trained: list = []
+        sw = run_sweep(c, algo, sizes, mix=mixd, pivot=pivot, split=split, boot_seed=boot_seed,
+                       max_chars=max_chars, trained=trained, progress=progress)
+        out["sweep"] = sw
+        out["sweep_cost"] = project(sw, m, g, train_tokens=train_tokens, mix=mixd)
+        if trained and hasattr(trained[0], "tok") and algo in ("bpe", "byte-bpe"):
+            out["allocation"] = allocation(trained[0], text_sample(c), sw["vocab_size"].unique().sort().to_list())
+    out["plan"] = vocab_plan(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mixd, corpus_name=c.name,
+                             algo=sweep_args[0] if sweep_args else "bpe")
+    shown = []
+    for seg in c:
+        if len(shown) >= views:
+            break
+        if all(seg.texts.get(lang, "").strip() for lang in c.languages):
+            for lang in c.languages:
+                text = seg.texts[lang]
+                shown.append({"segment": seg.id, "language": lang, "text": text,
+                              "html": html_fragment(text, {a.id: pieces(a, text) for a in adapters})})
+    out["views"] = shown
     return out
+

@@ -25,6 +25,7 @@ from .errors import TokstatError
 from .io import atomic_path
 from .loaders import load_corpus
 from .segmenters import jieba_words
+from .progress import Phase
 from .split import Split
 from .train import train
 
@@ -55,7 +56,7 @@ def derive_bpe(tok: Tokenizer, size: int, cfg: dict | None = None) -> Tokenizer:
 def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[str] | None = None,
           mix: dict[str, float] | None = None, pivot: str = "en", d_model: int = 4096, tied: bool = False,
           split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0,
-          max_chars: int = MAX_CHARS, trained: list | None = None) -> pl.DataFrame:
+          max_chars: int = MAX_CHARS, trained: list | None = None, progress: bool | None = None) -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
     is smaller when the corpus cannot fill the vocabulary) and ``embedding_params`` = V·d (×2 untied).
 
@@ -74,22 +75,25 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     warm = threading.Thread(target=lambda: jieba_words("预热"), daemon=True)
     warm.start()
     if algo in PREFIX_ALGOS:
-        result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True)
+        with Phase(f"sweep: training {algo} {sizes[-1]:,} (the smaller sizes are its prefixes)", progress):
+            result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True)
         big = result.adapter
         if trained is not None:
             trained.append(big)
         # evaluation reads the held-out segments kept by the training pass, not the corpus again
         held = result.heldout_segments
-        c = Corpus(c.name, c.languages, lambda: iter(held), c.sources, c.meta, c.gold_words, parent=c)
+        c = Corpus(c.name, c.languages, lambda: iter(held), c.sources, c.meta, c.gold_words, parent=c, size=len(held))
         cfg = json.loads(big.tok.to_str())
         for s in sizes:
             adapters.append(big.prefix(derive_bpe(big.tok, s, cfg), f"train/{algo}-{s}"))
     else:
-        adapters = [train(c, algo, s, mix=mix, split=split).adapter for s in sizes]
+        for k, s in enumerate(sizes, 1):
+            with Phase(f"sweep: training {algo} {s:,} ({k}/{len(sizes)})", progress):
+                adapters.append(train(c, algo, s, mix=mix, split=split).adapter)
         if trained is not None:
             trained.append(adapters[-1])
     warm.join()
-    df = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars)
+    df = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars, progress=progress)
     vs = {a.id: a.vocab_size for a in adapters}
     for a, s in zip(adapters, sizes):
         if vs[a.id] < s:

@@ -279,8 +279,13 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
         opt = flops_optimal_v(curve, n_nv, d_model)
         factor = opt / base
         for lang, c in curves.items():
-            per_language[lang] = round_size(float(np.median(list(tao_sizes.values()))) * flops_optimal_v(c, n_nv, d_model)
-                                            / base, multiple)
+            v = float(np.median(list(tao_sizes.values()))) * flops_optimal_v(c, n_nv, d_model) / base
+            per_language[lang] = round_size(min(v, V_MAX), multiple)
+            if c.extrapolates(per_language[lang]):
+                warnings.append(f"{lang}: its own optimum {per_language[lang]:,}"
+                                + (" (capped at 1,000,000)" if v > V_MAX else "")
+                                + f" lies outside the swept sizes {min(c.sizes):,}–{max(c.sizes):,} "
+                                "(extrapolated: sweep larger sizes to confirm)")
         r2s = ", ".join(f"{k} R² {v['r2']:.4f}" for k, v in fits.items())
         shares = ", ".join(f"{k}={v:g}" for k, v in mixw.items())
         assumptions.append(f"f(V) fitted per language on the sweep ({r2s}); mix {shares}")
@@ -405,6 +410,18 @@ def allocation(adapter, texts: dict[str, list[str]], sizes: list[int], max_chars
     return pl.DataFrame(rows).with_columns(pl.exclude("vocab_size").fill_null(0.0))
 
 
+def text_sample(c, n: int = 2000) -> dict[str, list[str]]:
+    """Up to ``n`` non-blank texts per language of corpus ``c``, from its start (for :func:`allocation`)."""
+    sample: dict[str, list[str]] = {lang: [] for lang in c.languages}
+    for seg in c:
+        for lang in c.languages:
+            if len(sample[lang]) < n and seg.texts.get(lang, "").strip():
+                sample[lang].append(seg.texts[lang])
+        if all(len(v) >= n for v in sample.values()):
+            break
+    return sample
+
+
 # ---------------------------------------------------------------- one call from a corpus or a sweep
 
 def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = "bpe", sizes: list[int] | None = None,
@@ -435,14 +452,7 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
         trained: list = []
         sweep_df = sweep(c, algo, sizes, mix=mix, split=split, n_boot=0, trained=trained)
         if trained and hasattr(trained[0], "tok"):
-            sample: dict[str, list[str]] = {lang: [] for lang in c.languages}
-            for seg in c:
-                for lang in c.languages:
-                    if len(sample[lang]) < 2000 and seg.texts.get(lang, "").strip():
-                        sample[lang].append(seg.texts[lang])
-                if all(len(v) >= 2000 for v in sample.values()):
-                    break
-            alloc = allocation(trained[0], sample, sweep_df["vocab_size"].unique().sort().to_list())
+            alloc = allocation(trained[0], text_sample(c), sweep_df["vocab_size"].unique().sort().to_list())
     serve = None
     if serve_chars is not None:
         from .cost.hardware import gpu

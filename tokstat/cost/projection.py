@@ -25,7 +25,8 @@ COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "voca
                 "chars_in_context", "prefill_s_per_1k_chars", "prefill_bound", "decode_s_per_1k_chars",
                 "decode_bound", "serving_usd_per_m_chars", "request_prefill_s", "request_decode_s",
                 "usd_per_request", "serving_multiplier", "fits", "recommended", "not_recommended_because",
-                "mfu", "mfu_source", "train_precision", "goodput", "price_usd_h", "price_source"]
+                "mfu", "mfu_source", "train_precision", "goodput", "price_usd_h", "price_source",
+                "model", "gpu", "gpus", "prompt_chars", "output_chars", "requested_size", "signature"]
 #: above this share of characters read as unknown tokens a tokenizer loses text: never recommended
 MAX_UNK = 0.01
 #: the default training budget: Chinchilla's ~20 tokens per parameter (Hoffmann et al. 2022), in
@@ -255,6 +256,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             unk = max((by[k].get("unk_rate") or 0.0) for k in mix) if has_unk else None
             rts = [by[k].get("roundtrip_rate") for k in mix if by[k].get("roundtrip_rate") is not None]
             todo.append(("mix", tpc, tpb, prem, unk, min(rts) if rts else None))
+        sigs = {r["language"]: r.get("signature") for r in langs}
         for lang, tpc, tpb, prem, unk, rtr in todo:
             why = "; ".join(w for w in (
                 f"unknown tokens on {unk:.1%} of characters (over {max_unk:.1%})" if unk is not None and unk > max_unk
@@ -264,7 +266,10 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             why = f"{why}: it loses text" if why else None
             r = {"tokenizer": langs[0]["tokenizer"], "language": lang, "tokenizer_family": fam, "vocab_size": vs,
                  "vocab_source": "tokenizer" if own else f"model ({model.name})", "tokens_per_char": tpc,
-                 "premium": prem, "unk_rate": unk, "not_recommended_because": why, "volume": volume}
+                 "premium": prem, "unk_rate": unk, "not_recommended_because": why, "volume": volume,
+                 # the input row's signature (the mix row: the pivot's): corpus and tokenizer stay attached
+                 "signature": sigs.get(lang, sigs.get(pivot)),
+                 "requested_size": langs[0].get("requested_size")}   # a swept size (None: a compared tokenizer)
             # a request is `prompt_chars` + `output_chars` of pivot-language content: in this language
             # it is that many pivot tokens × the premium (the same content), not that many characters
             per_char = (piv_tpc if piv_tpc else tpc) * (1.0 if prem is None else prem)
@@ -274,7 +279,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
                                  output_tokens=output_chars * per_char, **serve))
             rows.append(r)
     df = pl.DataFrame(rows, schema_overrides={"unk_rate": pl.Float64, "not_recommended_because": pl.String,
-                                              "tokenizer_family": pl.String}, infer_schema_length=None)
+                                              "tokenizer_family": pl.String, "requested_size": pl.Int64},
+                      infer_schema_length=None)
     # cost_multiplier: what the same content costs to train in this language relative to the pivot
     # (training is proportional to tokens: the premium); serving_multiplier: the same for a request,
     # where attention and KV reads grow faster than the token count
@@ -288,7 +294,11 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     df = df.with_columns((ok & (pl.col("dollars") == cheapest)).fill_null(False).alias("recommended"),
                          pl.lit(train_mfu or mfu).alias("mfu"), pl.lit(mfu_source).alias("mfu_source"),
                          pl.lit(precision).alias("train_precision"), pl.lit(goodput).alias("goodput"),
-                         pl.lit(float(price)).alias("price_usd_h"), pl.lit(price_source).alias("price_source"))
+                         pl.lit(float(price)).alias("price_usd_h"), pl.lit(price_source).alias("price_source"),
+                         pl.lit(model.name).alias("model"), pl.lit(g.name).alias("gpu"), pl.lit(gpus).alias("gpus"),
+                         pl.lit(float(prompt_chars)).alias("prompt_chars"),
+                         pl.lit(float(output_chars)).alias("output_chars"),
+                         pl.col("signature").cast(pl.String))
     return df.select(COST_COLUMNS)
 
 

@@ -1,10 +1,12 @@
-"""``tokstat report``: compare, sweep and cost results -> one self-contained HTML file (inline SVG
-charts, no scripts or fonts fetched from anywhere) and, on request, the same charts as PNG.
+"""``tokstat report``: compare, sweep and cost results -> one self-contained HTML file a team lead
+can decide from (inline SVG charts, nothing fetched from anywhere) and, on request, the same charts
+as PNG.
 
-The page opens with the answers (which tokenizer, what each language costs, which vocabulary size),
-then the comparison table, the charts, the sweep curves, the cost table and every signature.
+The page opens with the answers (which tokenizer for the language mix, what each language costs
+against the pivot, which vocabulary size) and the assumptions, then per corpus the evidence.
 Rendering only: the pipeline that produces the tables is :func:`tokstat.study.study`.
-``read`` reads result files, ``charts`` draws, ``answers`` writes the prose, ``page`` the HTML.
+``read`` reads result files and splits them per corpus, ``answers`` computes the answers,
+``charts`` draws, ``page`` lays out the HTML.
 """
 
 from __future__ import annotations
@@ -16,23 +18,38 @@ from pathlib import Path
 import polars as pl
 
 from ..io import write_bytes, write_files
-from .charts import charts
 from .page import render
-from .read import kind_of, read_results
+from .read import kind_of, read_results, sections
 
-__all__ = ["report", "read_results", "kind_of", "render", "charts"]
+__all__ = ["report", "read_results", "kind_of", "render", "sections"]
 
 
-def report(results: list[str | os.PathLike] | dict[str, pl.DataFrame], out: str | os.PathLike, *,
-           png: str | os.PathLike | None = None, title: str = "tokstat report") -> Path:
-    """Write the HTML report of ``results`` (compare/sweep/cost files, or :func:`study`'s dict) to
-    ``out``; with ``png``, the same charts as ``DIR/NAME.png`` (200 dpi). Returns the HTML path."""
+def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
+           png: str | os.PathLike | None = None, title: str = "tokstat report", model: str | None = None,
+           mix: dict[str, float] | str | None = None) -> Path:
+    """Write the HTML report of ``results`` (result files, or :func:`~tokstat.study.study`'s dict)
+    to ``out``; with ``png``, every chart as ``DIR/NAME.png`` (200 dpi). Returns the HTML path.
+
+    From files, the vocabulary answer is the plan (:func:`tokstat.vocabplan.vocab_plan`) for
+    ``model`` (default: the cost files' model, else ``llama2-7b``) fitted on a sweep file when one is
+    given (``mix``: its language shares, default equal), else Tao et al.'s curve."""
     import matplotlib.pyplot as plt
 
-    data = results if isinstance(results, dict) else read_results(results)
-    figs = charts(data)
+    from .. import parse
+
+    if isinstance(results, dict):
+        data = results
+    else:
+        data = read_results(results)
+    extras = {k: v for k, v in data.items() if not isinstance(v, pl.DataFrame) or k == "allocation"}
+    tables = {k: v for k, v in data.items() if isinstance(v, pl.DataFrame) and k != "allocation"}
+    if mix is not None:
+        extras["mix"] = parse.mix(mix)
+    extras.setdefault("model", model or _model_of(tables))
+    if "plan" not in extras:
+        extras["plan"] = _plan(tables, extras)
+    page, figs, _ = render(tables, title, extras)
     try:
-        page = render(data, figs, title).encode("utf-8")
         pngs = {}
         for f in figs if png is not None else []:
             buf = io.BytesIO()
@@ -41,8 +58,32 @@ def report(results: list[str | os.PathLike] | dict[str, pl.DataFrame], out: str 
         # everything is rendered before the first byte is written: a failure leaves no output
         if png is not None:
             write_files(png, pngs)
-        write_bytes(out, page)
+        write_bytes(out, page.encode("utf-8"))
     finally:
         for f in figs:
             plt.close(f.figure)
     return Path(out)
+
+
+def _model_of(tables: dict) -> str:
+    for k in ("cost", "sweep_cost"):
+        df = tables.get(k)
+        if df is not None and "model" in df.columns and df["model"].drop_nulls().len():
+            return df["model"].drop_nulls()[0]
+    return "llama2-7b"
+
+
+def _plan(tables: dict, extras: dict):
+    """The vocabulary plan for the report's model: fitted on the sweep when there is one sweep
+    corpus, Tao et al.'s otherwise."""
+    from ..cost.model import non_embedding_params, preset
+    from ..vocabplan import vocab_plan
+
+    m = preset(extras["model"])
+    sw = tables.get("sweep")
+    if sw is not None and len(sections({"sweep": sw})) > 1:
+        sw = None
+    mix = extras.get("mix")
+    if sw is not None and mix:
+        mix = {k: v for k, v in mix.items() if k in set(sw["language"].to_list())} or None
+    return vocab_plan(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mix)

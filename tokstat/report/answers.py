@@ -1,56 +1,190 @@
-"""The questions the page answers first, in words computed from the results."""
+"""The questions the page answers first, one sentence each, computed from the results.
+
+Each :class:`Answer` carries the numbers its sentence states (``numbers``), so a test can check
+them against the tables, and the id of the section holding its evidence.
+"""
 
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..cost.projection import MAX_UNK
+from ..cost.projection import MAX_UNK, pivot_of
+from ..fmt import fmt, money
 
-def answers(results: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:
-    """The three questions the page answers first, in words computed from the results."""
-    out = []
-    c = results.get("compare")
+
+@dataclass
+class Answer:
+    key: str
+    question: str
+    html: str
+    evidence: str                       # id of the element holding the evidence
+    numbers: dict[str, float] = field(default_factory=dict)
+
+
+def unreliable(c: pl.DataFrame, max_unk: float = MAX_UNK) -> dict[str, str]:
+    """``{tokenizer: why}`` for the tokenizers that lose text on some language: unknown tokens on
+    more than ``max_unk`` of its characters, or a decoder that does not give the sampled texts back."""
+    why: dict[str, list[str]] = {}
+    for r in c.iter_rows(named=True):
+        if (r.get("unk_rate") or 0) > max_unk:
+            why.setdefault(r["tokenizer"], []).append(f"{r['unk_rate']:.0%} of {r['language']} characters unknown")
+        rt = r.get("roundtrip_rate")
+        if rt is not None and rt < 1:
+            why.setdefault(r["tokenizer"], []).append(f"decodes {rt:.0%} of sampled {r['language']} texts back")
+    return {t: "; ".join(dict.fromkeys(w)) for t, w in why.items()}
+
+
+def weights(c: pl.DataFrame, pivot: str | None, mix: dict[str, float] | None) -> dict[str, float]:
+    """The language mix the tokenizer is chosen for: ``mix`` if given, else equal shares of every
+    language but the pivot (the pivot alone when it is the only one)."""
+    langs = c["language"].unique(maintain_order=True).to_list()
+    if mix:
+        w = {k: v for k, v in mix.items() if k in langs}
+        if w:
+            return {k: v / sum(w.values()) for k, v in w.items()}
+    others = [lang for lang in langs if lang != pivot] or langs
+    return {lang: 1 / len(others) for lang in others}
+
+
+def ranking(c: pl.DataFrame, pivot: str | None, mix: dict[str, float] | None, bad: dict[str, str]) -> pl.DataFrame:
+    """Reliable tokenizers by the mix-weighted premium (tokens for the same content relative to the
+    pivot; the pivot's own share counts 1), lowest first."""
+    w = weights(c, pivot, mix)
+    rows = []
+    for t, grp in c.group_by("tokenizer", maintain_order=True):
+        by = {r["language"]: r for r in grp.iter_rows(named=True)}
+        if t[0] in bad or any(by.get(lang, {}).get("premium") is None and lang != pivot for lang in w):
+            continue
+        score = sum(v * (1.0 if lang == pivot else by[lang]["premium"]) for lang, v in w.items())
+        rows.append({"tokenizer": t[0], "score": score})
+    return pl.DataFrame(rows, schema={"tokenizer": pl.String, "score": pl.Float64}).sort("score", "tokenizer")
+
+
+def _ci(r: dict) -> str:
+    lo, hi = r.get("premium_ci_low"), r.get("premium_ci_high")
+    return f" (95 % CI {lo:.2f}–{hi:.2f})" if lo is not None and hi is not None else ""
+
+
+def answers(sec, extras: dict | None = None, prefix: str = "") -> list[Answer]:
+    """The answers for one section (:class:`~tokstat.report.read.Section`); ``extras``: the plan,
+    the mix and the model from :func:`tokstat.study.study` or the report's options."""
+    extras = extras or {}
+    out: list[Answer] = []
+    c = sec.get("compare")
+    mix = extras.get("mix")
+    best = None
+    if c is not None and c.height:
+        pivot = pivot_of(c)
+        bad = unreliable(c)
+        rank = ranking(c, pivot, mix, bad)
+        w = weights(c, pivot, mix)
+        left = ("" if not bad else " Not recommended, as they lose text: "
+                + "; ".join(f"{html.escape(t)} ({html.escape(y)})" for t, y in bad.items()) + ".")
+        if rank.height:
+            best = rank["tokenizer"][0]
+            rows = {r["language"]: r for r in c.filter(pl.col("tokenizer") == best).iter_rows(named=True)}
+            parts = [f"{rows[lang]['premium']:.2f}× the {pivot} tokens in {html.escape(lang)}{_ci(rows[lang])}"
+                     for lang in w if lang != pivot and lang in rows]
+            mixs = ", ".join(f"{k} {v:.0%}" for k, v in w.items())
+            text = (f"<b>{html.escape(best)}</b>: for the same content it needs " + "; ".join(parts)
+                    + f" — the lowest mix-weighted premium ({rank['score'][0]:.2f}× for {mixs}) of "
+                    f"{rank.height} reliable tokenizer(s)." + left) if parts else (
+                    f"<b>{html.escape(best)}</b> of {rank.height} reliable tokenizer(s) (no premium: one language)." + left)
+            nums = {f"premium:{lang}": rows[lang]["premium"] for lang in w if lang != pivot and lang in rows}
+            nums["score"] = rank["score"][0]
+            out.append(Answer("tokenizer", "Which tokenizer?", text, f"{prefix}premium", nums))
+        else:
+            out.append(Answer("tokenizer", "Which tokenizer?",
+                              "None of the tokenizers compared is reliable on every language." + left,
+                              f"{prefix}table-compare"))
+        k = sec.get("cost")
+        if best is not None and pivot is not None:
+            rows = {r["language"]: r for r in c.filter(pl.col("tokenizer") == best).iter_rows(named=True)}
+            cost = ({r["language"]: r for r in k.filter(pl.col("tokenizer") == best).iter_rows(named=True)}
+                    if k is not None else {})
+            items, nums = [], {}
+            for lang, r in rows.items():
+                if lang == pivot or r["premium"] is None:
+                    continue
+                s = f"<li><b>{html.escape(lang)}</b>: {r['premium']:.2f}× the tokens{_ci(r)}"
+                nums[f"premium:{lang}"] = r["premium"]
+                kr, kp = cost.get(lang), cost.get(pivot)
+                if kr is not None and kp is not None:
+                    s += (f"; training {money(kr['dollars'])} vs {money(kp['dollars'])} "
+                          f"({kr['cost_multiplier']:.2f}×)")
+                    nums[f"dollars:{lang}"] = kr["dollars"]
+                    if kr.get("usd_per_request") is not None and kr.get("serving_multiplier") is not None:
+                        s += (f"; serving {money(kr['usd_per_request'] * 1000)} vs {money(kp['usd_per_request'] * 1000)}"
+                              f" per 1,000 requests ({kr['serving_multiplier']:.2f}×)")
+                        nums[f"serving_multiplier:{lang}"] = kr["serving_multiplier"]
+                items.append(s + "</li>")
+            if items:
+                out.append(Answer("cost", f"What does each language cost against {html.escape(pivot)}?",
+                                  f"With {html.escape(best)}, for the same content:<ul>{''.join(items)}</ul>",
+                                  f"{prefix}cost" if cost else f"{prefix}premium", nums))
+    plan = extras.get("plan")
+    if plan is not None:
+        def beyond(lang, v):
+            sizes = plan.fit.get(lang, {}).get("swept_sizes") or []
+            return bool(sizes) and not min(sizes) <= v <= max(sizes)
+        per = ", ".join(f"{html.escape(k)} {v:,}" + (" (extrapolated)" if beyond(k, v) else "")
+                        for k, v in plan.per_language.items())
+        swept = sorted({x for f in plan.fit.values() for x in f["swept_sizes"]})
+        ext = (f" It lies outside the swept {swept[0]:,}–{swept[-1]:,}: sweep up to it to confirm."
+               if swept and not swept[0] <= plan.recommended_vocab_size <= swept[-1] else "")
+        mixs = ", ".join(f"{k}={v / sum(plan.mix.values()):.0%}" for k, v in plan.mix.items()) if plan.mix else ""
+        model = extras.get("model") or "the model"
+        if plan.fit:
+            text = (f"<b>{plan.recommended_vocab_size:,}</b> tokens for {html.escape(model)} on "
+                    f"{html.escape(mixs or 'this corpus')} (training FLOPs for the same text within 1 % of the least "
+                    f"from {plan.flat_region[0]:,} to {plan.flat_region[1]:,}; per language: {per}); fitted on the "
+                    "sweep, Tao et al.'s method." + ext)
+        else:
+            text = (f"<b>{plan.recommended_vocab_size:,}</b> tokens for {html.escape(model)} by Tao et al.'s "
+                    "English-centric curve (flat from "
+                    f"{plan.flat_region[0]:,} to {plan.flat_region[1]:,}): this report has no sweep of your corpus; "
+                    "add <code>--sweep bpe:8000,16000,32000</code> for a size fitted to your languages.")
+        out.append(Answer("vocab", "Which vocabulary size?", text, f"{prefix}vocabulary",
+                          {"recommended_vocab_size": plan.recommended_vocab_size}))
+    return out
+
+
+def assumptions(sec, extras: dict | None = None) -> list[tuple[str, str]]:
+    """``(label, text)`` pairs: what the numbers assume."""
+    extras = extras or {}
+    out: list[tuple[str, str]] = []
+    c = sec.get("compare") if sec.get("compare") is not None else sec.get("sweep")
     if c is not None:
-        pivot = c.filter(pl.col("premium") == 1.0)["language"].to_list()
-        # a tokenizer that reads more than MAX_UNK of some language's characters as unknown tokens
-        # loses text: its low premium is not a saving, and it is never the answer
-        bad = pl.lit(False)
-        if "unk_rate" in c.columns:
-            bad = bad | (pl.col("unk_rate") > MAX_UNK).fill_null(False)
-        if "roundtrip_rate" in c.columns:
-            bad = bad | (pl.col("roundtrip_rate") < 1).fill_null(False)
-        lossy = sorted(set(c.filter(bad)["tokenizer"].to_list()))
-        others = c.filter(~pl.col("language").is_in(pivot[:1]) & pl.col("premium").is_not_null()
-                          & ~pl.col("tokenizer").is_in(lossy))
-        if others.height:
-            mean = others.group_by("tokenizer").agg(pl.col("premium").mean().alias("m")).sort("m")
-            best = mean.row(0, named=True)
-            left = (f" Left out, as they lose text (over {MAX_UNK:.0%} of a language's characters unknown, or "
-                    "their decoder does not give the text back): "
-                    + ", ".join(html.escape(t) for t in lossy) + ".") if lossy else ""
-            out.append(("Which tokenizer?", f"<b>{html.escape(best['tokenizer'])}</b> has the lowest mean premium "
-                        f"({best['m']:.2f}× the pivot, {pivot[0] if pivot else 'pivot'}) across "
-                        f"{others['language'].n_unique()} language(s); {mean.height} tokenizer(s) compared.{left}"))
-        zh = c.filter(pl.col("language").str.starts_with("zh") & pl.col("premium").is_not_null()).sort("premium")
-        if zh.height:
-            parts = ", ".join(f"{html.escape(r['tokenizer'])} <b>{r['premium']:.2f}×</b>"
-                              + (f" ({r['premium_ci_low']:.2f}–{r['premium_ci_high']:.2f})"
-                                 if r["premium_ci_low"] is not None else "") for r in zh.iter_rows(named=True))
-            out.append(("What does Chinese cost me?", f"Tokens for the same content, relative to the pivot: {parts}."))
-    k = results.get("cost")
-    s = results.get("sweep")
-    if k is not None and k["recommended"].any():
-        rec = k.filter(pl.col("recommended"))
-        parts = "; ".join(f"{html.escape(r['language'])}: {html.escape(str(r['tokenizer']))}"
-                          + (f" (vocabulary {r['vocab_size']:,})" if r.get("vocab_size") else "")
-                          + f", ${r['dollars']:,.0f} to train" for r in rec.iter_rows(named=True))
-        out.append(("Which vocabulary size?" if s is not None or "requested_size" in k.columns
-                    else "Which is cheapest to train?", f"Cheapest per language among reliable tokenizers: {parts}."))
-    elif s is not None:
-        best = s.group_by("vocab_size").agg(pl.col("tokens_per_char").mean().alias("m")).sort("vocab_size")
-        out.append(("Which vocabulary size?", "Mean tokens per character by size: " + ", ".join(
-            f"{r['vocab_size']:,}: {r['m']:.3f}" for r in best.iter_rows(named=True))
-            + ". Run <code>tokstat cost</code> on the sweep to price each size."))
+        sigs = [s for s in c["signature"].to_list() if s] if "signature" in c.columns else []
+        norm = sorted({p.split(":", 1)[1] for s in sigs for p in s.split("|") if p.startswith("norm:")})
+        words = sorted({p.split(":", 1)[1] for s in sigs for p in s.split("|") if p.startswith("words:")})
+        scripts = sorted({p.split(":", 1)[1] for s in sigs for p in s.split("|") if p.startswith("script:")})
+        segs = c["segments"].max() if "segments" in c.columns else None
+        out.append(("corpus", f"{html.escape(sec.corpus or 'unnamed')}: {fmt(segs)} segments, languages "
+                    f"{', '.join(html.escape(x) for x in c['language'].unique(maintain_order=True).to_list())}"
+                    + (f"; Chinese script {', '.join(scripts)}" if scripts else "")
+                    + (f"; normalisation {', '.join(norm)}" if norm else "")
+                    + (f"; words by {', '.join(html.escape(w) for w in words)}" if words else "")))
+        out.append(("counts", "tokens exclude special tokens; the premium is tokens for the same parallel text "
+                              "relative to the pivot, a ratio of sums (Petrov et al. 2023) with a 95 % bootstrap "
+                              "interval over segments; the mean of per-segment ratios (TokSuite) is in the full table"))
+    k = sec.get("cost") if sec.get("cost") is not None else sec.get("sweep_cost")
+    if k is not None and k.height:
+        r = k.row(0, named=True)
+        if r.get("model"):
+            out.append(("model", f"{html.escape(str(r['model']))}, vocabulary: {html.escape(str(r['vocab_source']))}"))
+        if r.get("gpu"):
+            out.append(("hardware", f"{r.get('gpus') or 1}× {html.escape(str(r['gpu']))}, MFU {r['mfu']:.1%} "
+                                    f"({html.escape(str(r['mfu_source']))}), {r['train_precision']}"))
+        out.append(("price", f"{money(r['price_usd_h'])} per GPU-hour ({html.escape(str(r['price_source']))})"))
+        out.append(("training volume", html.escape(str(r["volume"]))))
+        if r.get("prompt_chars") is not None:
+            out.append(("request", f"{r['prompt_chars']:,.0f} characters in, {r['output_chars']:,.0f} out, of "
+                                   "pivot-language content (the same content in every language)"))
+    plan = extras.get("plan")
+    if plan is not None:
+        out.append(("vocabulary plan", "; ".join(html.escape(a) for a in plan.assumptions)))
     return out

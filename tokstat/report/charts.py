@@ -1,116 +1,231 @@
-"""The report's charts (matplotlib figures), rendered as inline SVG or PNG."""
+"""The report's charts (matplotlib figures), rendered as inline SVG (text kept as text) or PNG.
+
+Made to stay readable with 20+ tokenizers: per-language small multiples of horizontal bars sorted
+by value, every bar labelled with its tokenizer and its value (no legend to decode), 95 % intervals
+as error bars, the premium = 1 line marked, tokenizers that lose text drawn grey and hatched. All
+text is at least 10 pt in a figure 5.4 in wide, shown at its natural size (≥ 13 px on
+screen). Line charts (a handful of languages) take colours from a 20-colour palette and are
+labelled at their ends.
+"""
 
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
-PALETTE = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5", "#9c6b4e",
-           "#9498a0"]
+from ..fmt import fmt, short_ids
+
+#: 20 distinct colours (Tableau 10, then its light companions)
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+           "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7",
+           "#dbdb8d", "#9edae5"]
+GOOD, BAD = "#3b6fb6", "#b9b9b9"
+WIDTH = 5.4          # inches: 518 px at 100 % zoom: one per row at 800 px, two at 1400 px
+FONT = 10            # points: 13.3 px at 100 % zoom
+LABEL = 30           # longest tokenizer label (shortened from the left)
 
 
 @dataclass
 class Chart:
     name: str
     title: str
-    figure: object  # matplotlib Figure
+    figure: object   # matplotlib Figure
+    caption: str = ""
 
 
-def _grouped_bars(df: pl.DataFrame, col: str, title: str, ylabel: str, *, lo: str | None = None,
-                  hi: str | None = None, pct: bool = False, ref: float | None = None):
+def _plt():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
-    toks = list(dict.fromkeys(df["tokenizer"].to_list()))
-    langs = list(dict.fromkeys(df["language"].to_list()))
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(langs) * max(1, len(toks)) ** 0.5 + 2), 3.6))
-    width = 0.8 / max(1, len(toks))
-    x = np.arange(len(langs))
-    for i, t in enumerate(toks):
-        d = {r["language"]: r for r in df.filter(pl.col("tokenizer") == t).iter_rows(named=True)}
-        ys = [d.get(lang, {}).get(col) for lang in langs]
-        ys = [np.nan if y is None else y * (100 if pct else 1) for y in ys]
+    plt.rcParams.update({"font.size": FONT, "axes.titlesize": FONT + 1, "axes.labelsize": FONT,
+                         "xtick.labelsize": FONT, "ytick.labelsize": FONT, "legend.fontsize": FONT,
+                         "svg.fonttype": "none", "svg.hashsalt": "tokstat"})
+    return plt
+
+
+def _style(ax) -> None:
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+
+
+def bars(df: pl.DataFrame, col: str, xlabel: str, *, languages: list[str], lo: str | None = None,
+         hi: str | None = None, ref: float | None = None, bad: set[str] = frozenset(), pct: bool = False):
+    """One panel per language: a horizontal bar per tokenizer, sorted by ``col`` (lowest on top),
+    labelled with its value; ``lo``/``hi`` error bars; a dashed line at ``ref``."""
+    plt = _plt()
+    names = short_ids(df["tokenizer"].unique(maintain_order=True).to_list(), LABEL)
+    panels = []
+    for lang in languages:
+        d = df.filter((pl.col("language") == lang) & pl.col(col).is_not_null()).sort(col, "tokenizer")
+        if d.height:
+            panels.append((lang, d))
+    heights = [0.30 * d.height + 0.75 for _, d in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(WIDTH, max(1.6, sum(heights))), squeeze=False,
+                             gridspec_kw={"height_ratios": heights}, layout="constrained")
+    k = 100 if pct else 1
+    top = max(float((d[hi] if hi else d[col]).max()) for _, d in panels) * k
+    for ax, (lang, d) in zip(axes[:, 0], panels):
+        toks = d["tokenizer"].to_list()
+        ys = np.arange(len(toks))[::-1]
+        vals = np.array(d[col].to_list(), dtype=float) * k
+        colours = [BAD if t in bad else GOOD for t in toks]
         kw = {}
         if lo and hi:
-            lows = [d.get(lang, {}).get(lo) for lang in langs]
-            highs = [d.get(lang, {}).get(hi) for lang in langs]
-            err = [[0 if (y != y or v is None) else y - v for y, v in zip(ys, lows)],
-                   [0 if (y != y or v is None) else v - y for y, v in zip(ys, highs)]]
-            kw = {"yerr": err, "capsize": 2, "error_kw": {"lw": 0.8}}
-        ax.bar(x + (i - (len(toks) - 1) / 2) * width, ys, width, label=t, color=PALETTE[i % len(PALETTE)], **kw)
-    if ref is not None:
-        ax.axhline(ref, color="#555", lw=0.8, ls="--")
-    ax.set_xticks(x, langs)
-    ax.set_ylabel(ylabel + (" (%)" if pct else ""))
-    ax.set_title(title, fontsize=11)
-    ax.grid(axis="y", alpha=0.3)
-    ax.spines[["top", "right"]].set_visible(False)
-    if len(toks) > 1:
-        ax.legend(fontsize=7, ncol=min(4, len(toks)), frameon=False, loc="upper left", bbox_to_anchor=(0, -0.12))
-    fig.tight_layout()
+            lows = np.array([np.nan if v is None else v * k for v in d[lo].to_list()])
+            highs = np.array([np.nan if v is None else v * k for v in d[hi].to_list()])
+            kw = {"xerr": np.nan_to_num(np.vstack([vals - lows, highs - vals]), nan=0.0).clip(min=0),
+                  "error_kw": {"lw": 1, "capsize": 2, "ecolor": "#333"}}
+        ax.barh(ys, vals, color=colours, hatch=None, height=0.7, **kw)
+        ends = highs if lo and hi else vals
+        for y, v, e, t in zip(ys, vals, ends, toks):
+            if t in bad:
+                ax.barh([y], [v], color="none", edgecolor="#777", hatch="///", height=0.7, lw=0)
+            ax.text(max(v, 0 if e != e else e) + top * 0.015, y, fmt(v / k, col), va="center", fontsize=FONT)
+        ax.set_yticks(ys, [names[t] + (" ⚠" if t in bad else "") for t in toks])
+        if ref is not None:
+            ax.axvline(ref * k, color="#444", lw=1, ls="--")
+        ax.set_xlim(0, top * 1.22 or 1)
+        ax.set_title(lang, loc="left", fontsize=FONT + 1)
+        _style(ax)
+    axes[-1, 0].set_xlabel(xlabel + (" (%)" if pct else ""))
     return fig
 
 
-def _sweep_curves(df: pl.DataFrame):
-    import matplotlib
+def boxes(segs: pl.DataFrame, value: str, xlabel: str, *, languages: list[str], ref: float | None = None,
+          bad: set[str] = frozenset()):
+    """One panel per language: per tokenizer, the distribution of ``value`` over segments (box:
+    quartiles, whiskers: 5th–95th percentile, the median marked), tokenizers in the bar charts' order."""
+    plt = _plt()
+    names = short_ids(segs["tokenizer"].unique(maintain_order=True).to_list(), LABEL)
+    panels = [(lang, segs.filter(pl.col("language") == lang)) for lang in languages]
+    panels = [(lang, d) for lang, d in panels if d.height]
+    n = [d["tokenizer"].n_unique() for _, d in panels]
+    heights = [0.30 * x + 0.75 for x in n]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(WIDTH, max(1.6, sum(heights))), squeeze=False,
+                             gridspec_kw={"height_ratios": heights}, layout="constrained")
+    for ax, (lang, d) in zip(axes[:, 0], panels):
+        med = d.group_by("tokenizer").agg(pl.col(value).median().alias("m")).sort("m", "tokenizer")
+        toks = med["tokenizer"].to_list()
+        data = [d.filter(pl.col("tokenizer") == t)[value].drop_nulls().to_numpy() for t in toks]
+        bp = ax.boxplot(data, vert=False, positions=np.arange(len(toks))[::-1], whis=(5, 95), showfliers=False,
+                        widths=0.6, patch_artist=True, medianprops={"color": "#111"})
+        for patch, t in zip(bp["boxes"], toks):
+            patch.set_facecolor(BAD if t in bad else "#a9c4e8")
+        ax.set_yticks(np.arange(len(toks))[::-1], [names[t] + (" ⚠" if t in bad else "") for t in toks])
+        if ref is not None:
+            ax.axvline(ref, color="#444", lw=1, ls="--")
+        ax.set_title(lang, loc="left", fontsize=FONT + 1)
+        _style(ax)
+    axes[-1, 0].set_xlabel(xlabel)
+    return fig
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-    for ax, col, label in ((axes[0], "tokens_per_char", "tokens per character"), (axes[1], "premium", "premium vs pivot")):
-        for i, lang in enumerate(sorted(set(df["language"].to_list()))):
+def histograms(segs: pl.DataFrame, tokenizer: str, languages: list[str]):
+    """Tokens per segment under ``tokenizer``, one step histogram per language on shared bins."""
+    plt = _plt()
+    d = segs.filter((pl.col("tokenizer") == tokenizer) & (pl.col("chars") > 0))
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.0), layout="constrained")
+    vals = d["tokens"].to_numpy()
+    bins = np.histogram_bin_edges(vals, bins=min(40, max(5, int(np.sqrt(len(vals))))))
+    for i, lang in enumerate(languages):
+        x = d.filter(pl.col("language") == lang)["tokens"].to_numpy()
+        if len(x):
+            ax.hist(x, bins=bins, histtype="step", lw=1.8, color=PALETTE[i % len(PALETTE)],
+                    label=f"{lang} (median {np.median(x):.0f}, p95 {np.percentile(x, 95):.0f})")
+    ax.set_xlabel(f"tokens per segment ({short_ids([tokenizer], 40)[tokenizer]})")
+    ax.set_ylabel("segments")
+    ax.legend(frameon=False)
+    _style(ax)
+    return fig
+
+
+def _log_sizes(ax, sizes) -> None:
+    ax.set_xscale("log")
+    ax.minorticks_off()
+    ax.set_xticks(sizes, [f"{s / 1000:g}k" if s >= 1000 else str(s) for s in sizes])
+
+
+def sweep_curves(df: pl.DataFrame):
+    """Tokens per character and premium against vocabulary size, a line per language labelled at its end."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.0), layout="constrained")
+    langs = df["language"].unique(maintain_order=True).to_list()
+    sizes = sorted(set(df["vocab_size"].to_list()))
+    for ax, col, label in ((axes[0], "tokens_per_char", "tokens per character"), (axes[1], "premium", "premium")):
+        for i, lang in enumerate(langs):
             d = df.filter(pl.col("language") == lang).sort("vocab_size")
-            ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ms=3, label=lang,
-                    color=PALETTE[i % len(PALETTE)])
-        ax.set_xscale("log")
-        ax.minorticks_off()
-        sizes = sorted(set(df["vocab_size"].to_list()))
-        ax.set_xticks(sizes, [f"{s / 1000:g}k" if s >= 1000 else str(s) for s in sizes])
+            ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ms=4, color=PALETTE[i % len(PALETTE)])
+            ax.annotate(lang, (d["vocab_size"][-1], d[col][-1]), xytext=(4, 0), textcoords="offset points",
+                        va="center", color=PALETTE[i % len(PALETTE)])
+        _log_sizes(ax, sizes)
         ax.set_xlabel("vocabulary size")
-        ax.set_title(label, fontsize=11)
+        ax.set_title(label, loc="left")
         ax.grid(alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
-    axes[0].legend(fontsize=8, frameon=False)
-    fig.tight_layout()
     return fig
 
 
-def charts(results: dict[str, pl.DataFrame]) -> list[Chart]:
-    """The report's charts, in page order."""
-    out = []
-    if "compare" in results:
-        c = results["compare"]
-        out.append(Chart("tokens_per_char", "Tokens per character",
-                         _grouped_bars(c, "tokens_per_char", "Tokens per character", "tokens / char")))
-        if c["premium"].drop_nulls().len():
-            out.append(Chart("premium", "Premium against the pivot (95% CI)",
-                             _grouped_bars(c, "premium", "Premium against the pivot language (95% CI)", "premium",
-                                           lo="premium_ci_low", hi="premium_ci_high", ref=1.0)))
-        out.append(Chart("continued_words", "Words split into several tokens",
-                         _grouped_bars(c, "continued_word_rate", "Words split into two or more tokens",
-                                       "words", pct=True)))
-        out.append(Chart("split_chars", "Characters cut by a token boundary",
-                         _grouped_bars(c, "split_char_rate", "Characters cut inside (byte tokens)", "characters",
-                                       pct=True)))
-    if "sweep" in results:
-        out.append(Chart("sweep", "Vocabulary-size sweep", _sweep_curves(results["sweep"])))
-    if "cost" in results:
-        out.append(Chart("cost_multiplier", "Training cost multiplier",
-                         _grouped_bars(results["cost"], "cost_multiplier", "Training cost per language, relative to the pivot",
-                                       "× pivot", ref=1.0)))
-    return out
+def plan_curves(plan, sweep: pl.DataFrame | None):
+    """Training FLOPs for the same text against vocabulary size, relative to the least, per language
+    and for the mix; the recommendation and the flat region marked."""
+    from ..vocabplan import TAO_ABC, V_MIN, Curve, mix_curve
+
+    plt = _plt()
+    grid = np.geomspace(V_MIN, 512_000, 300)
+    curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in plan.fit.items()}
+    if not curves:
+        curves = {"Tao et al.": Curve(*TAO_ABC)}
+    elif plan.mix and len(plan.mix) > 1:
+        curves["mix"] = mix_curve({k: v for k, v in curves.items() if k in plan.mix}, plan.mix)
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.2), layout="constrained")
+    for i, (lang, cv) in enumerate(curves.items()):
+        cost = (plan.n_nv + grid * plan.d_model) * cv(grid)
+        y = cost / cost.min()
+        colour = "#111" if lang == "mix" else PALETTE[i % len(PALETTE)]
+        ax.plot(grid, y, color=colour, lw=2.2 if lang == "mix" else 1.5)
+        j = int(np.argmin(y))
+        ax.annotate(lang, (grid[j], y[j]), xytext=(0, -13), textcoords="offset points", ha="center", color=colour)
+    ax.axvspan(*plan.flat_region, color="#3b6fb6", alpha=0.12, lw=0)
+    ax.axvline(plan.recommended_vocab_size, color="#111", ls="--", lw=1)
+    ax.annotate(f"recommended {plan.recommended_vocab_size:,}", (plan.recommended_vocab_size, 1.27),
+                xytext=(4, 0), textcoords="offset points", va="top")
+    ax.set_xscale("log")
+    ax.set_ylim(0.97, 1.3)
+    ax.set_xlabel("vocabulary size")
+    ax.set_ylabel("training FLOPs / least")
+    ax.grid(alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def allocation_chart(alloc: pl.DataFrame):
+    """Share of the first V tokens by script and by language, against V (stacked areas)."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.8), layout="constrained", sharey=True)
+    d = alloc.sort("vocab_size")
+    x = d["vocab_size"].to_list()
+    for ax, prefix, title in ((axes[0], "script:", "by script"), (axes[1], "lang:", "by language")):
+        cols = [c for c in d.columns if c.startswith(prefix) and d[c].max() > 0]
+        cols.sort(key=lambda c: -d[c].mean())
+        ax.stackplot(x, *[d[c].to_list() for c in cols], labels=[c[len(prefix):] for c in cols],
+                     colors=PALETTE[:len(cols)], alpha=0.9)
+        _log_sizes(ax, x)
+        ax.set_ylim(0, 1)
+        ax.set_title(title, loc="left")
+        ax.set_xlabel("vocabulary size")
+        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, fontsize=FONT)
+    axes[0].set_ylabel("share of the first V tokens")
+    return fig
 
 
 def svg(fig) -> str:
-    import matplotlib
-
-    matplotlib.rcParams["svg.hashsalt"] = "tokstat"   # stable element ids: identical inputs, identical bytes
+    _plt()
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     s = buf.getvalue()

@@ -1,4 +1,7 @@
-"""The HTML page: tables, charts and signatures in one self-contained file."""
+"""The HTML page: answers first, then the assumptions, then per corpus the evidence (compact tables
+with the full ones folded, charts, distributions, cost, vocabulary, worst segments, token view),
+then every signature. One self-contained file: inline SVG, inline CSS, and a few lines of inline
+script that only make the tables sortable by a click (everything reads without it)."""
 
 from __future__ import annotations
 
@@ -7,77 +10,281 @@ import html
 import polars as pl
 
 from .._version import __version__
-from .answers import answers
-from .charts import Chart, svg
-
-def _fmt(v) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, float):
-        return f"{v:,.3g}" if abs(v) >= 1000 or abs(v) < 0.01 and v != 0 else f"{v:.3f}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return html.escape(str(v))
-
-
-def _table(df: pl.DataFrame, cols: list[str]) -> str:
-    cols = [c for c in cols if c in df.columns]
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-    rows = "".join("<tr>" + "".join(f"<td>{_fmt(r[c])}</td>" for c in cols) + "</tr>" for r in df.iter_rows(named=True))
-    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
-
+from ..fmt import fmt
+from .answers import Answer, answers, assumptions, ranking, unreliable, weights
+from .charts import Chart, allocation_chart, bars, boxes, histograms, plan_curves, svg, sweep_curves
 
 CSS = """
-body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fff}
-main{max-width:1180px;margin:0 auto;padding:20px 28px 60px}
-h1{font-size:24px;margin:8px 0 4px}h2{font-size:18px;margin:30px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
-.answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px;margin:14px 0}
-.answer{background:#f4f6fb;border-radius:8px;padding:10px 14px}.answer h3{margin:0 0 4px;font-size:15px}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:16px}
-figure.chart{margin:0;border:1px solid #e5e5e5;border-radius:8px;padding:8px;background:#fff}
-figure.chart svg{width:100%;height:auto;display:block}figure.wide{grid-column:1/-1}figcaption{font-size:13px;color:#555;margin-top:4px}
-.scroll{overflow-x:auto}table{border-collapse:collapse;font-size:12.5px;font-variant-numeric:tabular-nums}
+body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fff}
+main{max-width:1180px;margin:0 auto;padding:16px 24px 60px}
+h1{font-size:24px;margin:8px 0 4px}h2{font-size:19px;margin:34px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:16px;margin:18px 0 6px}
+.answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:12px;margin:14px 0}
+.answer{background:#f3f6fb;border-radius:8px;padding:10px 14px;overflow-wrap:anywhere}
+.answer h3{margin:0 0 4px;font-size:16px}.answer ul{margin:4px 0;padding-left:20px}
+.answer a.ev{font-size:13px}
+dl.assume{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;font-size:14px;margin:6px 0}
+dl.assume dt{font-weight:600}dl.assume dd{margin:0;overflow-wrap:anywhere}
+.charts{display:flex;flex-wrap:wrap;gap:16px}
+figure.chart{margin:0;border:1px solid #e5e5e5;border-radius:8px;padding:8px;background:#fff;max-width:100%;
+box-sizing:border-box}
+figure.chart svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:13px;color:#444;margin-top:4px;max-width:518px}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
-th{background:#fafafa;position:sticky;top:0}td:first-child,th:first-child,td:nth-child(2),th:nth-child(2){text-align:left}
-code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;word-break:break-all}
+th{background:#f6f6f6;position:sticky;top:0;cursor:pointer}
+td.l,th.l{text-align:left}tr.bad td{color:#777}td.txt{white-space:normal;text-align:left;min-width:220px;max-width:460px}
+details{margin:8px 0}summary{cursor:pointer;font-size:14px;color:#244b8f}
+code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;overflow-wrap:anywhere}
+.note{font-size:14px;color:#444}.view{overflow-wrap:anywhere}
 """
 
-COMPARE_SHOWN = ["tokenizer", "language", "segments", "tokens", "tokens_per_char", "bytes_per_token",
-                 "tokens_per_word", "continued_word_rate", "split_char_rate", "unk_rate", "boundary_f1",
-                 "renyi_efficiency", "premium", "premium_ci_low", "premium_ci_high"]
-SWEEP_SHOWN = ["vocab_size", "language", "tokens_per_char", "tokens_per_word", "continued_word_rate", "premium",
-               "premium_ci_low", "premium_ci_high", "embedding_params"]
-COST_SHOWN = ["tokenizer", "language", "vocab_size", "premium", "training_tokens", "gpu_hours", "dollars",
-              "cost_multiplier", "kv_cache_bytes_per_1k_chars", "chars_in_context", "serving_usd_per_m_chars",
-              "fits", "recommended"]
+SORT_JS = """<script>
+document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventListener('click', () => {
+  const body = th.closest('table').tBodies[0], rows = [...body.rows], asc = th.dataset.asc !== '1';
+  const key = r => { const c = r.cells[i]; return c.dataset.v !== undefined ? parseFloat(c.dataset.v) : c.textContent; };
+  rows.sort((a, b) => { const x = key(a), y = key(b);
+    return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))) * (asc ? 1 : -1); });
+  th.dataset.asc = asc ? '1' : '0'; rows.forEach(r => body.appendChild(r));
+}));
+</script>"""
+
+#: the compact tables: (column, heading)
+COMPARE_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"), ("premium", "premium [95 % CI]"),
+                   ("tokens_per_char", "tokens/char"), ("tokens_per_word", "tokens/word"),
+                   ("split_char_rate", "split chars"), ("unk_rate", "unknown"), ("roundtrip_rate", "round-trip")]
+COST_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"), ("premium", "premium"),
+                ("dollars", "training $"), ("cost_multiplier", "× pivot"), ("gpu_hours", "GPU-hours"),
+                ("usd_per_1k_requests", "$ / 1k requests"), ("serving_multiplier", "serving × pivot"),
+                ("not_recommended_because", "not recommended because")]
+SWEEP_COMPACT = [("vocab_size", "vocabulary"), ("language", "language"), ("tokens_per_char", "tokens/char"),
+                 ("tokens_per_word", "tokens/word"), ("premium", "premium [95 % CI]"),
+                 ("continued_word_rate", "words split"), ("embedding_params", "embedding params")]
+LEFT = {"tokenizer", "language", "not_recommended_because", "text", "pivot_text", "segment", "signature", "volume",
+        "vocab_source", "mfu_source", "price_source", "tokenizer_family", "prefill_bound", "decode_bound",
+        "train_fits", "fits", "model", "gpu", "train_precision"}
+HIDDEN = {"_file", "signature"}
 
 
-def render(results: dict[str, pl.DataFrame], figs: list[Chart], title: str) -> str:
-    parts = [f"<h1>{html.escape(title)}</h1><p>tokstat {__version__}: token counts exclude special tokens; "
-             "the premium is measured on parallel text.</p>"]
-    ans = answers(results)
-    if ans:
-        parts.append('<section class="answers">' + "".join(
-            f'<div class="answer"><h3>{q}</h3><div>{a}</div></div>' for q, a in ans) + "</section>")
-    if "compare" in results:
-        parts.append("<h2>Comparison</h2>" + _table(results["compare"], COMPARE_SHOWN))
-    if figs:
-        parts.append('<h2>Charts</h2><div class="charts">' + "".join(
-            f'<figure class="chart{" wide" if f.name == "sweep" else ""}" id="chart-{f.name}" '
-            f'data-chart="{f.name}">{svg(f.figure)}'
-            f"<figcaption>{html.escape(f.title)}</figcaption></figure>" for f in figs) + "</div>")
-    if "sweep" in results:
-        parts.append("<h2>Vocabulary sweep</h2>" + _table(results["sweep"].sort("language", "vocab_size"), SWEEP_SHOWN))
-    if "cost" in results:
-        parts.append("<h2>Cost</h2>" + _table(results["cost"], COST_SHOWN))
+def _cell(r: dict, col: str) -> str:
+    v = r.get(col)
+    if col == "premium" and r.get("premium_ci_low") is not None:
+        text = f"{fmt(v, col)} [{r['premium_ci_low']:.2f}–{r['premium_ci_high']:.2f}]"
+    else:
+        text = fmt(v, col)
+    sort = f' data-v="{v!r}"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
+    cls = ' class="l"' if col in LEFT else (' class="txt"' if col in ("text", "pivot_text") else "")
+    if col in ("text", "pivot_text"):
+        cls = ' class="txt"'
+    return f"<td{cls}{sort}>{html.escape(text)}</td>"
+
+
+def table(df: pl.DataFrame, cols: list[tuple[str, str]], *, tid: str = "", bad: set[str] = frozenset()) -> str:
+    cols = [(c, h) for c, h in cols if c in df.columns]
+    left, grey = ' class="l"', ' class="bad"'
+    head = "".join(f"<th{left if c in LEFT else ''}>{html.escape(h)}</th>" for c, h in cols)
+    rows = "".join(f"<tr{grey if r.get('tokenizer') in bad else ''}>"
+                   + "".join(_cell(r, c) for c, _ in cols) + "</tr>" for r in df.iter_rows(named=True))
+    idattr = f' id="{tid}"' if tid else ""
+    return (f'<div class="scroll"{idattr}><table class="sortable"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{rows}</tbody></table></div>")
+
+
+def full(df: pl.DataFrame, what: str) -> str:
+    cols = [(c, c) for c in df.columns if c not in HIDDEN]
+    return f"<details><summary>Full {what} table ({len(cols)} columns)</summary>{table(df, cols)}</details>"
+
+
+def _per_1k(k: pl.DataFrame | None) -> pl.DataFrame | None:
+    if k is None or "usd_per_request" not in k.columns:
+        return k
+    return k.with_columns((pl.col("usd_per_request") * 1000).alias("usd_per_1k_requests"))
+
+
+def _figure(ch: Chart) -> str:
+    return (f'<figure class="chart" id="chart-{ch.name}" data-chart="{ch.name}">{svg(ch.figure)}'
+            f"<figcaption>{html.escape(ch.caption or ch.title)}</figcaption></figure>")
+
+
+def _charts(figs: list[Chart]) -> str:
+    return '<div class="charts">' + "".join(_figure(f) for f in figs) + "</div>" if figs else ""
+
+
+def _order(c: pl.DataFrame, pivot: str | None) -> list[str]:
+    langs = c["language"].unique(maintain_order=True).to_list()
+    return [lang for lang in langs if lang != pivot] + ([pivot] if pivot in langs else [])
+
+
+def section(sec, extras: dict, prefix: str, figs: list[Chart]) -> str:
+    """The evidence for one corpus; the charts drawn are appended to ``figs``."""
+    from ..cost.projection import pivot_of
+    from ..show import worst
+
+    parts = []
+    c = sec.get("compare")
+    bad: set[str] = set()
+    best = None
+    pivot = None
+    if c is not None and c.height:
+        pivot = pivot_of(c)
+        why = unreliable(c)
+        bad = set(why)
+        rank = ranking(c, pivot, extras.get("mix"), why)
+        best = rank["tokenizer"][0] if rank.height else None
+        order = {t: i for i, t in enumerate(rank["tokenizer"].to_list())}
+        langs = _order(c, pivot)
+        shown = c.with_columns(pl.col("tokenizer").replace_strict(order, default=len(order), return_dtype=pl.Int64)
+                               .alias("_rank")).sort("language", "_rank", "tokenizer").drop("_rank")
+        parts.append(f'<h2 id="{prefix}tokenizers">Tokenizers</h2><p class="note">Rows sorted by language, then by '
+                     "the ranking of the answer above; grey rows lose text (⚠ in the charts). Click a heading to "
+                     "sort.</p>" + table(shown, COMPARE_COMPACT, tid=f"{prefix}table-compare", bad=bad)
+                     + full(shown, "comparison"))
+        new = []
+        others = [lang for lang in langs if lang != pivot]
+        if others and c["premium"].drop_nulls().len():
+            new.append(Chart(f"{prefix}premium", "Premium against the pivot",
+                             bars(c, "premium", f"tokens for the same content / {pivot} tokens", languages=others,
+                                  lo="premium_ci_low", hi="premium_ci_high", ref=1.0, bad=bad),
+                             f"Premium against {pivot} (ratio of sums) with its 95 % bootstrap interval; the dashed "
+                             "line is parity. ⚠: loses text."))
+        new.append(Chart(f"{prefix}tokens_per_char", "Tokens per character",
+                         bars(c, "tokens_per_char", "tokens per character", languages=langs, bad=bad),
+                         "Tokens per character, per language (across scripts this measures the script as much as "
+                         "the tokenizer: compare languages with the premium)."))
+        new.append(Chart(f"{prefix}continued_words", "Words split into several tokens",
+                         bars(c, "continued_word_rate", "words split into two or more tokens", languages=langs,
+                              bad=bad, pct=True), "Share of words split into two or more tokens."))
+        if c["split_char_rate"].drop_nulls().sum() > 0:
+            new.append(Chart(f"{prefix}split_chars", "Characters cut inside",
+                             bars(c, "split_char_rate", "characters cut by a token boundary", languages=langs,
+                                  bad=bad, pct=True),
+                             "Share of characters whose bytes a token boundary cuts (byte tokens)."))
+        figs.extend(new)
+        parts.append(_charts(new))
+        segs = sec.get("segments")
+        if segs is not None and segs.height:
+            parts.append(f'<h2 id="{prefix}distributions">Per-segment distributions</h2>')
+            dist = []
+            seg = segs.filter(pl.col("chars") > 0)
+            if pivot is not None and others:
+                piv = seg.filter(pl.col("language") == pivot).select("tokenizer", "segment",
+                                                                     pl.col("tokens").alias("_p"))
+                pr = seg.join(piv, on=["tokenizer", "segment"]).filter(pl.col("_p") > 0).with_columns(
+                    (pl.col("tokens") / pl.col("_p")).alias("segment_premium"))
+                if pr.height:
+                    dist.append(Chart(f"{prefix}segment_premium", "Per-segment premium",
+                                      boxes(pr, "segment_premium", f"segment tokens / {pivot} tokens of that segment",
+                                            languages=others, ref=1.0, bad=bad),
+                                      "Per-segment premium (box: quartiles; whiskers: 5th–95th percentile; line: "
+                                      "median). Its mean is the mean-of-ratios premium (TokSuite)."))
+            if best is not None:
+                dist.append(Chart(f"{prefix}segment_tokens", "Tokens per segment",
+                                  histograms(seg, best, langs),
+                                  f"Tokens per segment under {best} (the recommended tokenizer), per language."))
+            figs.extend(dist)
+            parts.append(_charts(dist))
+            if "text" in segs.columns and best is not None and pivot is not None:
+                parts.append(f'<h2 id="{prefix}worst">Where {html.escape(best)} does worst</h2>')
+                for lang in others:
+                    w = worst(segs, tokenizer=best, language=lang, pivot=pivot, n=5)
+                    if w.height:
+                        parts.append(f"<h3>{html.escape(lang)}: highest per-segment premium</h3>" + table(
+                            w, [("segment", "segment"), ("premium", "premium"), ("tokens", "tokens"),
+                                ("pivot_tokens", f"{pivot} tokens"), ("text", lang), ("pivot_text", pivot)]))
+    k = _per_1k(sec.get("cost"))
+    if k is not None and k.height:
+        parts.append(f'<h2 id="{prefix}cost">Cost per language</h2><p class="note">The same content in every '
+                     "language; grey rows lose text and are never recommended.</p>"
+                     + table(k, COST_COMPACT, bad=bad) + full(k, "cost"))
+        if k["language"].n_unique() > 1:
+            figs.append(Chart(f"{prefix}cost_multiplier", "Training cost relative to the pivot",
+                              bars(k, "cost_multiplier", "training cost / pivot's",
+                                   languages=_order(k, pivot), ref=1.0, bad=bad),
+                              "What training on the same content costs per language, relative to the pivot."))
+            parts.append(_charts(figs[-1:]))
+    plan, sw = extras.get("plan"), sec.get("sweep")
+    if plan is not None or sw is not None:
+        parts.append(f'<h2 id="{prefix}vocabulary">Vocabulary size</h2>')
+        new = []
+        if plan is not None:
+            parts.append("<p class=\"note\">" + "<br>".join(html.escape(a) for a in plan.assumptions + plan.warnings)
+                         + f"</p><p class=\"note\">Train it: <code>{html.escape(plan.training_command)}</code></p>")
+            new.append(Chart(f"{prefix}vocab_plan", "Training FLOPs against vocabulary size",
+                             plan_curves(plan, sw),
+                             "Training FLOPs for the same text, 6·(N + V·d)·tokens, relative to the least, per "
+                             "language and for the mix; shaded: within 1 %; dashed: the recommendation."))
+        if sw is not None:
+            new.append(Chart(f"{prefix}sweep", "Vocabulary-size sweep", sweep_curves(sw),
+                             "Held-out tokens per character and premium at each swept size."))
+            parts.append(table(sw.sort("language", "vocab_size"), SWEEP_COMPACT) + full(sw, "sweep"))
+        alloc = extras.get("allocation")
+        if alloc is not None and alloc.height:
+            new.append(Chart(f"{prefix}allocation", "Vocabulary allocation", allocation_chart(alloc),
+                             "Which scripts and languages the first V tokens of the BPE vocabulary serve."))
+        figs.extend(new)
+        parts.append(_charts(new))
+        sk = _per_1k(sec.get("sweep_cost"))
+        if sk is not None and sk.height:
+            parts.append("<h3>Cost at each swept size</h3>" + table(sk.sort("language", "vocab_size"), [
+                ("vocab_size", "vocabulary"), ("language", "language"), ("premium", "premium"),
+                ("dollars", "training $"), ("cost_multiplier", "× pivot"), ("usd_per_1k_requests", "$ / 1k requests"),
+                ("recommended", "cheapest")]) + full(sk, "cost per size"))
+    views = extras.get("views") or []
+    if views:
+        parts.append(f'<h2 id="{prefix}view">A look inside</h2><p class="note">The first segments split into tokens '
+                     "by each tokenizer (alternating backgrounds; red: a character cut inside; purple: byte "
+                     "fallback; white on red: unknown).</p>")
+        for v in views:
+            parts.append(f"<h3>{html.escape(v['language'])} — segment {html.escape(str(v['segment']))}</h3>"
+                         f'<div class="view">{v["html"]}</div>')
+    return "".join(parts)
+
+
+def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, list[Chart], list[Answer]]:
+    """``(html, charts, answers)`` for ``results`` (kind -> table) and ``extras`` (plan, mix, views, …)."""
+    from .read import sections
+
+    extras = extras or {}
+    secs = sections(results)
+    figs: list[Chart] = []
+    head = [f"<h1>{html.escape(title)}</h1><p class=\"note\">tokstat {__version__}. Answers first; each links to "
+            "its evidence below.</p>"]
+    body, all_answers = [], []
+    for i, sec in enumerate(secs):
+        prefix = f"s{i + 1}-" if len(secs) > 1 else ""
+        ex = extras if len(secs) == 1 else {k: v for k, v in extras.items() if k in ("mix", "model")}
+        ans = answers(sec, ex, prefix)
+        all_answers.extend(ans)
+        block = []
+        if len(secs) > 1:
+            block.append(f'<h2 id="{prefix}corpus">Corpus {html.escape(sec.corpus or "?")}</h2>'
+                         "<p class=\"note\">This report holds several corpora; each has its own answers and "
+                         "evidence, never merged.</p>")
+        if ans:
+            block.append('<section class="answers">' + "".join(
+                f'<div class="answer" data-answer="{a.key}"><h3>{a.question}</h3><div>{a.html}</div>'
+                f'<a class="ev" href="#{a.evidence}">evidence ↓</a></div>' for a in ans) + "</section>")
+        asm = assumptions(sec, ex)
+        if asm:
+            block.append(f'<h3 id="{prefix}assumptions">Assumptions</h3><dl class="assume">'
+                         + "".join(f"<dt>{html.escape(k)}</dt><dd>{v}</dd>" for k, v in asm) + "</dl>")
+        block.append(section(sec, ex, prefix, figs))
+        body.append("".join(block))
     sigs = []
     for df in results.values():
-        if "signature" in df.columns:
+        if isinstance(df, pl.DataFrame) and "signature" in df.columns:
             sigs.extend(s for s in df["signature"].to_list() if s)
     if sigs:
-        parts.append("<h2>Signatures</h2>" + "".join(f'<div class="sig">{html.escape(s)}</div>'
-                                                      for s in dict.fromkeys(sigs)))
-    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        uniq = list(dict.fromkeys(sigs))
+        body.append(f"<h2 id=\"signatures\">Signatures</h2><details><summary>{len(uniq)} signature(s): corpus hash, "
+                    "tokenizer id and hash, library, word segmenter, normalisation, tokstat version</summary>"
+                    + "".join(f'<div class="sig">{html.escape(s)}</div>' for s in uniq) + "</details>")
+    page = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body><main>"
-            + "".join(parts) + "</main></body></html>\n")
+            + "".join(head + body) + "</main>" + SORT_JS + "</body></html>\n")
+    return page, figs, all_answers
+
+
+__all__ = ["render", "table", "weights"]

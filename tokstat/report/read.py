@@ -1,8 +1,16 @@
-"""Reading result files: compare, sweep and cost tables, grouped by kind."""
+"""Reading result files and grouping them into sections: one per corpus, never mixed silently.
+
+Kinds: ``compare``, ``sweep`` (compare columns + ``requested_size``), ``cost`` (priced compare
+rows), ``sweep_cost`` (priced sweep rows) and ``segments`` (``compare --segments-out``). Rows are
+tied to their corpus by the ``corpus:NAME@HASH`` part of their signature; two tokenizers with one
+id but different content (``tok:ID@HASH``) in one corpus's results are an error naming both.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -11,16 +19,20 @@ from ..errors import TokstatError
 from ..io import read_table
 from ..metrics import COMPARE_COLUMNS
 
-KINDS = ("compare", "sweep", "cost")
+KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments")
+SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
 
 
 def kind_of(df: pl.DataFrame) -> str | None:
-    """``compare``, ``sweep`` (compare columns + ``requested_size``) or ``cost`` (cost columns), else None."""
+    """The kind of a result table (see the module docstring), else None."""
     cols = set(df.columns)
     if {"gpu_hours", "cost_multiplier", "dollars"} <= cols:
-        return "cost"
+        swept = "requested_size" in cols and df.height and df["requested_size"].is_not_null().all()
+        return "sweep_cost" if swept else "cost"
     if set(COMPARE_COLUMNS) <= cols:
         return "sweep" if "requested_size" in cols else "compare"
+    if SEGMENT_COLUMNS <= cols:
+        return "segments"
     return None
 
 
@@ -33,8 +45,93 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
         df = read_table(p, "tokstat compare/sweep/cost --out")
         k = kind_of(df)
         if k is None:
-            raise TokstatError("not a tokstat compare, sweep or cost result (columns: "
+            raise TokstatError("not a tokstat compare, sweep, cost or segments result (columns: "
                                f"{', '.join(df.columns[:6])}…)", path=p,
-                               fix="pass files written by tokstat compare/sweep/cost --out")
-        out.setdefault(k, []).append(df)
+                               fix="pass files written by tokstat compare/sweep/cost --out or compare --segments-out")
+        out.setdefault(k, []).append(df.with_columns(pl.lit(str(p)).alias("_file")))
     return {k: pl.concat(v, how="diagonal_relaxed") for k, v in out.items()}
+
+
+_CORPUS = re.compile(r"(?:^|\|)corpus:([^|]+)")
+_TOK = re.compile(r"(?:^|\|)tok:([^|]+)")
+
+
+def corpus_of(signature: str | None) -> str | None:
+    """``NAME@HASH`` of a signature's corpus part.
+
+    >>> corpus_of("corpus:sample-zh-en@f2f09ee4|tok:tiktoken/cl100k_base@223921b7|tokstat:0.1.0")
+    'sample-zh-en@f2f09ee4'
+    """
+    m = _CORPUS.search(signature or "")
+    return m.group(1) if m else None
+
+
+@dataclass
+class Section:
+    """The results of one corpus: what the page shows under one heading."""
+    corpus: str | None
+    tables: dict[str, pl.DataFrame] = field(default_factory=dict)
+
+    def get(self, kind: str) -> pl.DataFrame | None:
+        return self.tables.get(kind)
+
+
+def _check_ids(df: pl.DataFrame, corpus: str | None, kind: str) -> None:
+    """One id, one tokenizer: the same id with two different ``tok:ID@HASH`` is refused."""
+    if "signature" not in df.columns:
+        return
+    seen: dict[str, tuple[str, str]] = {}
+    for tok, sig, src in zip(df["tokenizer"].to_list(), df["signature"].to_list(),
+                             df["_file"].to_list() if "_file" in df.columns else [None] * df.height):
+        m = _TOK.search(sig or "")
+        if not m:
+            continue
+        if tok in seen and seen[tok][0] != m.group(1):
+            where = "" if not (src or seen[tok][1]) else f" (in {seen[tok][1] or 'the results'} and {src or 'the results'})"
+            raise TokstatError(f"two different tokenizers are both called {tok!r} in the {kind} results of corpus "
+                               f"{corpus}: {seen[tok][0]} and {m.group(1)}{where}",
+                               fix="report them separately (one report per run), or retrain one with other options "
+                                   "so that its id differs")
+        seen.setdefault(tok, (m.group(1), src))
+
+
+def sections(results: dict) -> list[Section]:
+    """Split ``results`` (kind -> table) into one :class:`Section` per corpus, in the order the
+    corpora first appear. Tables without signatures (segments files) join the only corpus, and are
+    refused when there are several (they cannot be attributed)."""
+    tables = {k: v for k, v in results.items() if k in KINDS and isinstance(v, pl.DataFrame)}
+    order: list[str | None] = []
+    for k in ("compare", "sweep", "cost", "sweep_cost"):
+        df = tables.get(k)
+        if df is not None and "signature" in df.columns:
+            for s in df["signature"].to_list():
+                c = corpus_of(s)
+                if c not in order:
+                    order.append(c)
+    named = [c for c in order if c is not None]
+    out = {c: Section(c) for c in (named or [None])}
+    for k, df in tables.items():
+        if "signature" in df.columns and named:
+            keyed = df.with_columns(pl.col("signature").map_elements(corpus_of, return_dtype=pl.String).alias("_corpus"))
+            if keyed["_corpus"].is_null().any():
+                if len(named) > 1:
+                    raise TokstatError(f"some {k} rows carry no corpus in their signature while the report holds "
+                                       f"{len(named)} corpora ({', '.join(named)})",
+                                       fix="report each corpus separately")
+                keyed = keyed.with_columns(pl.col("_corpus").fill_null(named[0]))
+            for c in named:
+                part = keyed.filter(pl.col("_corpus") == c).drop("_corpus")
+                if part.height:
+                    out[c].tables[k] = part
+        else:
+            if len(out) > 1:
+                raise TokstatError(f"the {k} table carries no signature, and the report holds {len(out)} corpora "
+                                   f"({', '.join(named)}): it cannot be attributed to one",
+                                   fix="report each corpus separately")
+            next(iter(out.values())).tables[k] = df
+    for sec in out.values():
+        for k in ("compare", "cost"):
+            if sec.get(k) is not None:
+                _check_ids(sec.tables[k].filter(pl.col("language") != "mix") if k == "cost" else sec.tables[k],
+                           sec.corpus, k)
+    return list(out.values())

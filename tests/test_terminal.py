@@ -1,0 +1,132 @@
+"""The terminal output read as a person would, at a fixed console width: the compact tables fit
+80, 100 and 120 columns, ids are shortened from the left with a legend (never cut to ``…``), names
+with brackets are shown as they are (no rich markup), ``--wide`` shows every column, and the
+progress bar knows its total."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from rich.cells import cell_len
+
+from tokstat import compare
+from tokstat.cli import main
+
+LONG = "wordpiece:{shared}/tokenizers/bert-base-uncased/vocab.txt"
+SPECS = ["tiktoken:cl100k_base", "train:bpe:1500"]
+
+
+def _table_lines(out: str) -> list[str]:
+    """The lines of the printed table and its legend (up to the signatures)."""
+    lines = []
+    for line in out.splitlines():
+        if line.startswith("corpus:"):
+            break
+        lines.append(line)
+    return lines
+
+
+def _run(capsys, monkeypatch, width: int, args: list[str]) -> str:
+    monkeypatch.setenv("COLUMNS", str(width))
+    capsys.readouterr()
+    assert main(args) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_compare_table_fits_and_keeps_every_id(width, capsys, monkeypatch, shared):
+    specs = SPECS + [LONG.format(shared=shared), f"hf:{shared}/tokenizers/qwen3/tokenizer.json"]
+    args = ["compare", "sample", *sum((["-t", s] for s in specs), []), "--quiet", "--boot-seed", "1"]
+    out = _run(capsys, monkeypatch, width, args)
+    lines = _table_lines(out)
+    assert lines and max(cell_len(line.rstrip()) for line in lines) <= width, "\n".join(lines)
+    df = compare("sample", specs, n_boot=1000, boot_seed=1, workers=1)
+    legend = {}
+    for line in lines:
+        if " = " in line and line.strip().startswith("…"):
+            short, full = line.strip().split(" = ")
+            legend[short] = full
+    for tok in df["tokenizer"].unique().to_list():
+        # every id is in the table whole, or shortened from the left with the legend naming it
+        assert tok in out, tok
+        assert "[lower]" not in tok or tok in out          # brackets are text, not rich markup
+    for short, full in legend.items():
+        assert full.endswith(short[1:]), (short, full)
+    for line in lines:
+        for word in line.split():
+            assert not word.endswith("…"), line   # nothing cut at its end
+    # the numbers are the results': each (tokenizer, language) premium with its interval
+    for r in df.filter(pl.col("language") == "zh").iter_rows(named=True):
+        assert f"{r['premium']:.2f}× [{r['premium_ci_low']:.2f}–{r['premium_ci_high']:.2f}]" in out
+
+
+def test_wide_shows_every_column(capsys, monkeypatch):
+    out = _run(capsys, monkeypatch, 80, ["compare", "sample", "-t", "tiktoken:cl100k_base", "--quiet", "--wide"])
+    for head in ("bytes/tok", "cont.words", "round-trip", "bound.F1", "Rényi", "mean of ratios"):
+        assert head in out
+    narrow = _run(capsys, monkeypatch, 80, ["compare", "sample", "-t", "tiktoken:cl100k_base", "--quiet"])
+    assert "Rényi" not in narrow and "premium [95% CI]" in narrow
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_cost_and_sweep_tables_fit(width, capsys, monkeypatch, tmp_path):
+    cmp = tmp_path / "cmp.parquet"
+    _run(capsys, monkeypatch, width, ["compare", "sample", "-t", "tiktoken:cl100k_base", "-t", "train:bpe:1500",
+                                      "--quiet", "--out", str(cmp)])
+    out = _run(capsys, monkeypatch, width, ["cost", "--results", str(cmp), "--model", "llama2-7b", "--gpu", "h100-sxm"])
+    head = out.split("\nvolume:")[0].splitlines()
+    assert max(cell_len(line.rstrip()) for line in head) <= width, out
+    assert "tiktoken/cl100k_base" in out and "train USD" in out
+    out = _run(capsys, monkeypatch, width, ["sweep", "sample", "--sizes", "800,1600", "--quiet"])
+    assert max(cell_len(line.rstrip()) for line in _table_lines(out)) <= width, out
+
+
+def test_narrow_terminal_drops_columns_and_says_so(capsys, monkeypatch):
+    out = _run(capsys, monkeypatch, 50, ["compare", "sample", "-t", "tiktoken:cl100k_base", "--quiet"])
+    lines = _table_lines(out)
+    assert max(cell_len(line.rstrip()) for line in lines) <= 50, out
+    assert "more column(s)" in out and "--wide" in out
+
+
+def test_progress_bar_has_a_total(monkeypatch):
+    """compare's bar is given the corpus's segment count (known after the fingerprint pass)."""
+    import importlib
+
+    cm = importlib.import_module("tokstat.compare")     # the module (tokstat.compare is also the function)
+
+    seen = []
+    real = cm.Meter
+
+    class Spy(real):
+        def __init__(self, *a, **k):
+            seen.append(k.get("total"))
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(cm, "Meter", Spy)
+    compare("sample", ["tiktoken:cl100k_base"], n_boot=10, progress=False)
+    from tokstat import load_corpus
+
+    assert seen == [sum(1 for _ in load_corpus("sample"))]
+    compare("sample", ["tiktoken:cl100k_base"], n_boot=10, progress=False, join=True)
+    assert seen[-1] is None
+
+
+def test_meter_draws_done_over_total():
+    from rich.console import Console
+
+    from tokstat.progress import Meter
+
+    m = Meter("compare x", enabled=True, total=40)
+    with m:
+        m.advance(10, 1000)
+        rec = Console(record=True, width=160, file=open("/dev/null", "w"))
+        rec.print(m._p.get_renderable())
+        text = rec.export_text()
+    assert "10/40 segments" in text and "ETA" in text, text
+    u = Meter("compare x", enabled=True)
+    with u:
+        u.advance(7, 100)
+        rec = Console(record=True, width=160, file=open("/dev/null", "w"))
+        rec.print(u._p.get_renderable())
+        text = rec.export_text()
+    assert "7 segments" in text and "ETA" not in text, text

@@ -1,0 +1,80 @@
+"""Numbers as people read them, per column: rates as %, money as money, multipliers with ×, counts
+with separators. One table of formats for the terminal and the HTML report.
+
+>>> fmt(0.0412, "unk_rate"), fmt(151017.2, "dollars"), fmt(1.234, "premium"), fmt(2e12, "training_tokens")
+('4.1%', '$151k', '1.23×', '2T')
+>>> fmt(None, "premium"), fmt(12345, "tokens"), fmt(0.25, "tokens_per_char"), money(1.94e-5)
+('–', '12,345', '0.250', '$0.000019')
+>>> short_ids(["tiktoken/cl100k_base", "hf/qwen3", "train/bpe-8000"], 12)
+{'tiktoken/cl100k_base': '…cl100k_base', 'hf/qwen3': 'hf/qwen3', 'train/bpe-8000': '…in/bpe-8000'}
+"""
+
+from __future__ import annotations
+
+import math
+
+PCT = {"continued_word_rate", "split_char_rate", "unk_rate", "roundtrip_rate", "byte_fallback_rate",
+       "single_token_char_coverage", "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency",
+       "renyi_efficiency_observed", "mfu", "goodput", "changed_segments"}
+MULT = {"premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
+        "premium_mor_ci_high", "cost_multiplier", "serving_multiplier", "ratio"}
+MONEY = {"dollars", "usd_per_request", "usd_per_1k_requests", "serving_usd_per_m_chars", "price_usd_h"}
+BIG = {"training_tokens", "training_flops", "embedding_params", "kv_cache_bytes_per_1k_chars", "gpu_hours"}
+
+
+def _si(v: float) -> str:
+    for unit, k in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= k:
+            return f"{v / k:.3g}{unit}" if abs(v) / k < 100 else f"{v / k:,.0f}{unit}"
+    return f"{v:.3g}"
+
+
+def money(v: float) -> str:
+    """Dollars: cents under $10, whole dollars under $10k, then k/M/B."""
+    if abs(v) < 10:
+        if abs(v) >= 0.01 or v == 0:
+            return f"${v:,.2f}"
+        return f"${v:.{1 - math.floor(math.log10(abs(v)))}f}"      # two significant digits: $0.000019
+    if abs(v) < 10_000:
+        return f"${v:,.0f}"
+    for unit, k in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= k:
+            return f"${v / k:.3g}{unit}" if abs(v) / k < 1000 else f"${v / k:,.0f}{unit}"
+    return f"${v:,.0f}"
+
+
+def fmt(v, col: str = "") -> str:
+    """One cell of column ``col``."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return _si(v) if col in BIG and abs(v) >= 1e6 else f"{v:,}"
+    if isinstance(v, float):
+        if col in PCT:
+            return f"{v:.1%}" if abs(v) >= 0.001 or v == 0 else f"{v:.2%}"
+        if col in MONEY:
+            return money(v)
+        if col in MULT:
+            return f"{v:.2f}×"
+        if col in BIG or abs(v) >= 1e5:
+            return _si(v)
+        return f"{v:.3f}" if abs(v) < 1000 else f"{v:,.0f}"
+    return str(v)
+
+
+def short_ids(ids: list[str], width: int) -> dict[str, str]:
+    """Each id shortened *from the left* to ``width`` characters (the end of an id tells them apart:
+    ``…cl100k_base``); ids already short enough stay as they are. Distinct ids stay distinct."""
+    out: dict[str, str] = {}
+    for i in dict.fromkeys(ids):
+        out[i] = i if len(i) <= width else "…" + i[-(width - 1):]
+    if len(set(out.values())) < len(out):        # shortening made two equal: number them instead
+        seen: dict[str, int] = {}
+        for i, s in list(out.items()):
+            if s != i:
+                seen[s] = seen.get(s, 0) + 1
+                tag = f"#{seen[s]}"
+                out[i] = s[:max(1, width - len(tag))] + tag if len(s) + len(tag) > width else s + tag
+    return out

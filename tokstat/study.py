@@ -38,7 +38,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     from .compare import resolve_tokenizers
     from .cost.model import non_embedding_params
     from .show import html_fragment, pieces
-    from .vocabplan import allocation, text_sample, vocab_plan
+    from .vocabplan import allocation, plan_for_report, text_sample
 
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
@@ -61,8 +61,8 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
         out["sweep_cost"] = project(sw, m, g, train_tokens=train_tokens, mix=mixd)
         if trained and hasattr(trained[0], "tok") and algo in ("bpe", "byte-bpe"):
             out["allocation"] = allocation(trained[0], text_sample(c), sw["vocab_size"].unique().sort().to_list())
-    out["plan"] = vocab_plan(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mixd, corpus_name=c.name,
-                             algo=sweep_args[0] if sweep_args else "bpe")
+    out["plan"] = plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mixd, corpus_name=c.name,
+                                  algo=sweep_args[0] if sweep_args else "bpe")
     shown = []
     for seg in c:
         if len(shown) >= views:

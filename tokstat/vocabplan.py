@@ -320,6 +320,21 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
                 mixw, per_language, assumptions, fairness, serving, warnings, cmd, n_nv, d_model)
 
 
+def plan_for_report(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: dict[str, float] | None = None,
+                    **kw) -> Plan:
+    """:func:`vocab_plan` for a report: fitted on ``sweep`` when it has the 3 sizes a curve needs,
+    else Tao et al.'s curve with a warning saying why (a report never fails for a short sweep)."""
+    if sweep is not None:
+        sizes = sweep["vocab_size"].unique().to_list()
+        if len(sizes) >= 3:
+            return vocab_plan(sweep, n_nv=n_nv, d_model=d_model, mix=mix, **kw)
+        plan = vocab_plan(None, n_nv=n_nv, d_model=d_model, **kw)
+        plan.warnings.append(f"the sweep has {len(sizes)} size(s); fitting your curve needs at least 3, so this is "
+                             "Tao et al.'s curve (sweep 3 or more sizes)")
+        return plan
+    return vocab_plan(None, n_nv=n_nv, d_model=d_model, **kw)
+
+
 def _serving_optimum(curve: Curve, serve: dict, multiple: int) -> dict:
     """The size minimising training + serving dollars for ``train_chars`` of training text and
     ``serve_chars`` generated, per the cost model (:func:`tokstat.cost.projection.serving`)."""

@@ -77,7 +77,7 @@ def _plan(tables: dict, extras: dict):
     """The vocabulary plan for the report's model: fitted on the sweep when there is one sweep
     corpus, Tao et al.'s otherwise."""
     from ..cost.model import non_embedding_params, preset
-    from ..vocabplan import vocab_plan
+    from ..vocabplan import plan_for_report
 
     m = preset(extras["model"])
     sw = tables.get("sweep")
@@ -86,4 +86,4 @@ def _plan(tables: dict, extras: dict):
     mix = extras.get("mix")
     if sw is not None and mix:
         mix = {k: v for k, v in mix.items() if k in set(sw["language"].to_list())} or None
-    return vocab_plan(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mix)
+    return plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mix)

@@ -195,7 +195,7 @@ def plan_curves(plan, sweep: pl.DataFrame | None):
     ax.axvline(plan.recommended_vocab_size, color="#111", ls="--", lw=1)
     ax.annotate(f"recommended {plan.recommended_vocab_size:,}", (plan.recommended_vocab_size, 1.27),
                 xytext=(4, 0), textcoords="offset points", va="top")
-    ax.set_xscale("log")
+    _log_sizes(ax, [1_000, 4_000, 16_000, 64_000, 256_000])     # plain labels: no 10³ superscripts (small text)
     ax.set_ylim(0.97, 1.3)
     ax.set_xlabel("vocabulary size")
     ax.set_ylabel("training FLOPs / least")

@@ -32,8 +32,8 @@ figure.chart svg{max-width:100%;height:auto;display:block}
 figcaption{font-size:13px;color:#444;margin-top:4px;max-width:518px}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
-th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
-th{background:#f6f6f6;position:sticky;top:0;cursor:pointer}
+th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th{background:#f6f6f6;position:sticky;top:0;cursor:pointer;white-space:normal;vertical-align:bottom;max-width:110px}
 td.l,th.l{text-align:left}tr.bad td{color:#777}td.txt{white-space:normal;text-align:left;min-width:220px;max-width:460px}
 details{margin:8px 0}summary{cursor:pointer;font-size:14px;color:#244b8f}
 code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;overflow-wrap:anywhere}
@@ -53,7 +53,7 @@ document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventLis
 #: the compact tables: (column, heading)
 COMPARE_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"), ("premium", "premium [95 % CI]"),
                    ("tokens_per_char", "tokens/char"), ("tokens_per_word", "tokens/word"),
-                   ("split_char_rate", "split chars"), ("unk_rate", "unknown"), ("roundtrip_rate", "round-trip")]
+                   ("split_char_rate", "split chars"), ("unk_rate", "unknown")]
 COST_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"), ("premium", "premium"),
                 ("dollars", "training $"), ("cost_multiplier", "× pivot"), ("gpu_hours", "GPU-hours"),
                 ("usd_per_1k_requests", "$ / 1k requests"), ("serving_multiplier", "serving × pivot"),

@@ -24,8 +24,16 @@ def shared() -> Path:
     return SHARED
 
 
+@pytest.fixture(scope="module")
+def shared_module() -> Path:
+    """``shared`` for module-scoped fixtures."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is absent")
+    return SHARED
+
+
 def pytest_collection_modifyitems(config, items):
     """``shared``: the test reads ../shared (it skips where that folder is absent)."""
     for item in items:
-        if "shared" in getattr(item, "fixturenames", ()) or getattr(getattr(item, "module", None), "USES_SHARED", False):
+        if {"shared", "shared_module"} & set(getattr(item, "fixturenames", ())) or getattr(getattr(item, "module", None), "USES_SHARED", False):
             item.add_marker(pytest.mark.shared)

@@ -278,8 +278,9 @@ def test_readme_report_in_chromium(readme_report, tmp_path, width):
 
 
 @pytest.fixture(scope="module")
-def pud_report(tmp_path_factory, shared):
+def pud_report(tmp_path_factory, shared_module):
     """Ten pretrained tokenizers on PUD en/zh/ja/ko, two of which lose text (t5, an English BERT)."""
+    shared = shared_module
     T = shared / "tokenizers"
     specs = [f"tiktoken:{T}/cl100k_base/cl100k_base.tiktoken", f"tiktoken:{T}/o200k_base/o200k_base.tiktoken",
              f"tiktoken:{T}/r50k_base/r50k_base.tiktoken", f"tiktoken:{T}/llama3/tokenizer.model?pattern=llama3",

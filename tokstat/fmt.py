@@ -32,9 +32,9 @@ def _si(v: float) -> str:
 def money(v: float) -> str:
     """Dollars: cents under $10, whole dollars under $10k, then k/M/B."""
     if abs(v) < 10:
-        if abs(v) >= 0.01 or v == 0:
+        if abs(v) >= 1 or v == 0:
             return f"${v:,.2f}"
-        return f"${v:.{1 - math.floor(math.log10(abs(v)))}f}"      # two significant digits: $0.000019
+        return f"${v:.{1 - math.floor(math.log10(abs(v)))}f}"      # two significant digits: $0.024, $0.000019
     if abs(v) < 10_000:
         return f"${v:,.0f}"
     for unit, k in (("B", 1e9), ("M", 1e6), ("k", 1e3)):

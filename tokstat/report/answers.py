@@ -26,15 +26,24 @@ class Answer:
 
 def unreliable(c: pl.DataFrame, max_unk: float = MAX_UNK) -> dict[str, str]:
     """``{tokenizer: why}`` for the tokenizers that lose text on some language: unknown tokens on
-    more than ``max_unk`` of its characters, or a decoder that does not give the sampled texts back."""
-    why: dict[str, list[str]] = {}
-    for r in c.iter_rows(named=True):
-        if (r.get("unk_rate") or 0) > max_unk:
-            why.setdefault(r["tokenizer"], []).append(f"{r['unk_rate']:.0%} of {r['language']} characters unknown")
-        rt = r.get("roundtrip_rate")
-        if rt is not None and rt < 1:
-            why.setdefault(r["tokenizer"], []).append(f"decodes {rt:.0%} of sampled {r['language']} texts back")
-    return {t: "; ".join(dict.fromkeys(w)) for t, w in why.items()}
+    more than ``max_unk`` of its characters, or a decoder that does not give the sampled texts back
+    (the worst language of each, in a few words)."""
+    why: dict[str, str] = {}
+    for (tok,), g in c.group_by("tokenizer", maintain_order=True):
+        parts = []
+        if "unk_rate" in g.columns:
+            u = g.filter(pl.col("unk_rate") > max_unk).sort("unk_rate", descending=True)
+            if u.height:
+                langs = ", ".join(f"{r['unk_rate']:.0%} in {r['language']}" for r in u.head(2).iter_rows(named=True))
+                parts.append(f"unknown tokens on {langs} of the characters")
+        if "roundtrip_rate" in g.columns:
+            r = g.filter(pl.col("roundtrip_rate") < 1).sort("roundtrip_rate")
+            if r.height:
+                w = r.row(0, named=True)
+                parts.append(f"its decoder gives back {w['roundtrip_rate']:.0%} of sampled {w['language']} texts")
+        if parts:
+            why[tok] = "; ".join(parts)
+    return why
 
 
 def weights(c: pl.DataFrame, pivot: str | None, mix: dict[str, float] | None) -> dict[str, float]:

@@ -34,7 +34,7 @@ figcaption{font-size:13px;color:#444;margin-top:4px;max-width:518px}
 table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th{background:#f6f6f6;position:sticky;top:0;cursor:pointer;white-space:normal;vertical-align:bottom;max-width:110px}
-td.l,th.l{text-align:left}tr.bad td{color:#777}td.txt{white-space:normal;text-align:left;min-width:220px;max-width:460px}
+td.l,th.l{text-align:left}td.id{white-space:normal;min-width:90px;max-width:190px}tr.bad td{color:#777}td.txt{white-space:normal;text-align:left;min-width:220px;max-width:460px}
 details{margin:8px 0}summary{cursor:pointer;font-size:14px;color:#244b8f}
 code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;overflow-wrap:anywhere}
 .note{font-size:14px;color:#444}.view{overflow-wrap:anywhere}
@@ -74,10 +74,14 @@ def _cell(r: dict, col: str) -> str:
     else:
         text = fmt(v, col)
     sort = f' data-v="{v!r}"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
-    cls = ' class="l"' if col in LEFT else (' class="txt"' if col in ("text", "pivot_text") else "")
+    cls = ' class="l"' if col in LEFT else ""
+    body = html.escape(text)
     if col in ("text", "pivot_text"):
         cls = ' class="txt"'
-    return f"<td{cls}{sort}>{html.escape(text)}</td>"
+    elif col == "tokenizer":      # long ids wrap after a "/" or "-" instead of widening the table
+        cls = ' class="l id"'
+        body = body.replace("/", "/<wbr>").replace("-", "-<wbr>")
+    return f"<td{cls}{sort}>{body}</td>"
 
 
 def table(df: pl.DataFrame, cols: list[tuple[str, str]], *, tid: str = "", bad: set[str] = frozenset()) -> str:
@@ -134,14 +138,17 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart]) -> str:
         best = rank["tokenizer"][0] if rank.height else None
         order = {t: i for i, t in enumerate(rank["tokenizer"].to_list())}
         langs = _order(c, pivot)
+        others = [lang for lang in langs if lang != pivot]
         shown = c.with_columns(pl.col("tokenizer").replace_strict(order, default=len(order), return_dtype=pl.Int64)
                                .alias("_rank")).sort("language", "_rank", "tokenizer").drop("_rank")
+        compact = shown.filter(pl.col("language") != pivot) if others else shown
         parts.append(f'<h2 id="{prefix}tokenizers">Tokenizers</h2><p class="note">Rows sorted by language, then by '
-                     "the ranking of the answer above; grey rows lose text (⚠ in the charts). Click a heading to "
-                     "sort.</p>" + table(shown, COMPARE_COMPACT, tid=f"{prefix}table-compare", bad=bad)
+                     "the ranking of the answer above; grey rows lose text (⚠ in the charts). "
+                     + (f"The pivot ({html.escape(pivot)}) rows are in the full table. " if others else "")
+                     + "Click a heading to sort.</p>"
+                     + table(compact, COMPARE_COMPACT, tid=f"{prefix}table-compare", bad=bad)
                      + full(shown, "comparison"))
         new = []
-        others = [lang for lang in langs if lang != pivot]
         if others and c["premium"].drop_nulls().len():
             new.append(Chart(f"{prefix}premium", "Premium against the pivot",
                              bars(c, "premium", f"tokens for the same content / {pivot} tokens", languages=others,

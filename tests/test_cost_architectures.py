@@ -252,13 +252,14 @@ def test_compare_rows_carry_vocab_size_and_family():
 
 def test_the_report_never_names_a_tokenizer_that_loses_text():
     from tokstat.report.answers import answers
+    from tokstat.report.read import Section
 
     c = pl.DataFrame({"tokenizer": ["spm/t5", "spm/t5", "hf/qwen3", "hf/qwen3"], "language": ["en", "zh"] * 2,
                       "premium": [1.0, 0.34, 1.0, 0.95], "premium_ci_low": [None] * 4, "premium_ci_high": [None] * 4,
                       "unk_rate": [0.0, 0.82, 0.0, 0.0]}, schema_overrides={"premium_ci_low": pl.Float64,
                                                                           "premium_ci_high": pl.Float64})
-    text = dict(answers({"compare": c}))["Which tokenizer?"]
-    assert text.startswith("<b>hf/qwen3</b>") and "Left out, as they lose text" in text and "spm/t5" in text
+    text = {a.question: a.html for a in answers(Section("x", {"compare": c}))}["Which tokenizer?"]
+    assert text.startswith("<b>hf/qwen3</b>") and "Not recommended, as they lose text: spm/t5" in text
 
 
 def test_roundtrip_rate_is_the_libraries_own_decode_and_a_lossy_tokenizer_is_never_recommended(shared):

@@ -74,6 +74,31 @@ def results_csv(p: Path) -> str:
 _RESULTS: dict[str, str] = {}
 
 
+def _clashing_results(t: Path) -> list[str]:
+    """Two compare results of the sample with a ``train/bpe-1500`` each, trained on different splits
+    (one id, two tokenizers)."""
+    if "clash" not in _RESULTS:
+        from tokstat import compare
+
+        _RESULTS["clash"] = [compare(SAMPLE, [spec], n_boot=0, workers=1).write_csv()
+                             for spec in ("train:bpe:1500", "train:bpe:1500?heldout=0.2")]
+    return [w(t / "a.csv", _RESULTS["clash"][0]), w(t / "b.csv", _RESULTS["clash"][1])]
+
+
+def _other_corpus_results(t: Path) -> str:
+    """A compare result of another corpus (a small TSV of the project's own)."""
+    if "other" not in _RESULTS:
+        from tokstat import compare
+
+        d = t / "other-corpus"
+        d.mkdir()
+        corpus = w(d / "pairs.tsv", "en\tzh\nGood morning.\t早上好。\nThank you.\t谢谢。\n")
+        _RESULTS["other"] = compare(corpus, [TOK], n_boot=0, workers=1).write_csv()
+        (d / "pairs.tsv").unlink()
+        d.rmdir()
+    return w(t / "other.csv", _RESULTS["other"])
+
+
 def _segments_file(p: Path) -> str:
     """A compare --segments-out table of the bundled sample (computed once)."""
     if "segs" not in _RESULTS:
@@ -403,7 +428,18 @@ CASES = {
                                        r"none\.toml: models file not found"),
     "report-nothing": (lambda t: ["report", "--out", str(t / "r.html")], r"no result files given"),
     "report-results-not-a-table": (lambda t: ["report", w(t / "x.csv", "a,b\n1,2\n"), "--out", str(t / "r.html")],
-                                   r"x\.csv: not a tokstat compare, sweep or cost result"),
+                                   r"x\.csv: not a tokstat compare, sweep, cost or segments result"),
+    "report-one-id-two-tokenizers": (lambda t: ["report", *_clashing_results(t), "--out", w(t / "r.html", EARLIER)],
+                                     r"two different tokenizers are both called 'train/bpe-1500'.*a\.csv.*b\.csv"),
+    "report-segments-beside-two-corpora": (lambda t: ["report", results_csv(t / "r.csv"), _other_corpus_results(t),
+                                                      _segments_file(t / "s.parquet"), "--out", str(t / "r.html")],
+                                           r"the segments table carries no signature.*2 corpora"),
+    "report-bad-mix": (lambda t: ["report", results_csv(t / "r.csv"), "--mix", "zh=abc", "--out", str(t / "r.html")],
+                       r"bad --mix 'zh=abc'"),
+    "report-mix-language-absent": (lambda t: ["report", results_csv(t / "r.csv"), "--mix", "fr=1", "--out",
+                                              str(t / "r.html")], r"--mix names languages not in the results: fr"),
+    "report-unknown-model": (lambda t: ["report", results_csv(t / "r.csv"), "--model", "nope", "--out",
+                                        str(t / "r.html")], r"unknown model preset 'nope'"),
     "report-out-wrong-suffix": (lambda t: ["report", "--corpus", SAMPLE, "-t", TOK, "--out", str(t / "r.pdf")],
                                 r"r\.pdf: --out must end in \.html"),
     "report-results-and-corpus": (lambda t: ["report", results_csv(t / "r.csv"), "--corpus", SAMPLE, "-t", TOK, "--out", str(t / "r.html")],

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ..errors import TokstatError
 from ..io import write_bytes, write_files
 from .page import render
 from .read import kind_of, read_results, sections
@@ -45,6 +46,11 @@ def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
     tables = {k: v for k, v in data.items() if isinstance(v, pl.DataFrame) and k != "allocation"}
     if mix is not None:
         extras["mix"] = parse.mix(mix)
+        have = {lang for k in ("compare", "sweep") if k in tables for lang in tables[k]["language"].to_list()}
+        missing = sorted(set(extras["mix"]) - have)
+        if have and missing:
+            raise TokstatError(f"--mix names languages not in the results: {', '.join(missing)}",
+                               fix=f"use {', '.join(sorted(have))}")
     extras.setdefault("model", model or _model_of(tables))
     if "plan" not in extras:
         extras["plan"] = _plan(tables, extras)

@@ -316,3 +316,36 @@ def test_pud_report_answers(pud_report):
 @pytest.mark.parametrize("width", [800, 1400])
 def test_pud_report_in_chromium(pud_report, tmp_path, width):
     check_in_browser(pud_report, tmp_path, width, len(_charts(pud_report.read_text())))
+
+
+@pytest.fixture(scope="module")
+def many_report(tmp_path_factory):
+    """24 tokenizers with long ids (one real comparison, relabelled with distinct ids, hashes and
+    premiums): the charts must stay readable and inside the page."""
+    base = compare("sample", ["tiktoken:cl100k_base"], n_boot=50)
+    parts = []
+    for i in range(24):
+        tok = f"vendor-{i:02d}/a-rather-long-tokenizer-name-{i:02d}"
+        k = 0.6 + 0.05 * i
+        scaled = [pl.when(pl.col("language") == "zh").then(pl.col(c) * k).otherwise(pl.col(c)).alias(c)
+                  for c in ("premium", "premium_ci_low", "premium_ci_high")]
+        parts.append(base.with_columns(pl.lit(tok).alias("tokenizer"), *scaled)
+                     .with_columns(pl.col("signature").str.replace(r"tok:[^|]+", f"tok:{tok}@{i:08x}")))
+    c = pl.concat(parts)
+    d = tmp_path_factory.mktemp("many")
+    return report({"compare": c}, d / "many.html"), c
+
+
+def test_many_tokenizers_answer(many_report):
+    out, c = many_report
+    page = out.read_text()
+    best = c.filter(pl.col("language") == "zh").sort("premium")["tokenizer"][0]
+    assert _answers(page)["tokenizer"].startswith(best + ":")
+    assert len(_charts(page)) >= 3
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [800, 1400])
+def test_many_tokenizers_in_chromium(many_report, tmp_path, width):
+    check_in_browser(many_report[0], tmp_path, width, len(_charts(many_report[0].read_text())))

@@ -130,3 +130,23 @@ def test_meter_draws_done_over_total():
         rec.print(u._p.get_renderable())
         text = rec.export_text()
     assert "7 segments" in text and "ETA" not in text, text
+
+
+def test_sweep_shows_its_training_phase(monkeypatch):
+    import importlib
+
+    sw = importlib.import_module("tokstat.sweep")
+    seen = []
+    real = sw.Phase
+
+    class Spy(real):
+        def __init__(self, description, enabled=None):
+            seen.append(description)
+            super().__init__(description, enabled)
+
+    monkeypatch.setattr(sw, "Phase", Spy)
+    sw.sweep("sample", "bpe", [800, 1600], n_boot=0, progress=False)
+    assert seen == ["sweep: training bpe 1,600 (the smaller sizes are its prefixes)"]
+    seen.clear()
+    sw.sweep("sample", "unigram", [1500, 2000], n_boot=0, progress=False)
+    assert seen == ["sweep: training unigram 1,500 (1/2)", "sweep: training unigram 2,000 (2/2)"]

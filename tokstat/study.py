@@ -6,7 +6,6 @@ whatever it is given. The report never runs anything itself.
 
 from __future__ import annotations
 
-import polars as pl
 
 from . import parse
 from .compare import compare

@@ -92,7 +92,8 @@ def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
         # in hash order, so two runs can differ. The vocabulary is taken from SentencePiece's
         # deterministic BPE instead: a piece that starts a word ("▁de") becomes "de", a piece inside
         # a word becomes "##..."; every character gets both forms so no word is [UNK] by construction.
-        sp = spm.SentencePieceProcessor(model_proto=train_spm("spm-bpe", vocab_size, texts, byte_fallback=False))
+        sp = spm.SentencePieceProcessor(model_proto=train_spm("spm-bpe", vocab_size, texts, byte_fallback=False,
+                                                             label="wordpiece (from SentencePiece BPE)"))
         tokens: list[str] = ["[UNK]"]
         seen = set(tokens)
         for i in range(sp.get_piece_size()):
@@ -127,14 +128,15 @@ def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
     return tok
 
 
-def train_spm(algo: str, vocab_size: int, texts, byte_fallback: bool = True) -> bytes:
-    """The serialized SentencePiece model (single-threaded, so the bytes are deterministic)."""
+def train_spm(algo: str, vocab_size: int, texts, byte_fallback: bool = True, label: str | None = None) -> bytes:
+    """The serialized SentencePiece model (single-threaded, so the bytes are deterministic);
+    ``label`` names the vocabulary in errors (the algorithm the user asked for)."""
     buf = io.BytesIO()
     try:
         _spm_train(buf, algo, vocab_size, texts, byte_fallback)
     except RuntimeError as e:
         msg = str(e).split("] ", 1)[-1].splitlines()[0]
-        raise TokstatError(f"SentencePiece cannot train a {vocab_size}-token {algo} vocabulary: {msg}",
+        raise TokstatError(f"SentencePiece cannot train a {vocab_size}-token {label or algo} vocabulary: {msg}",
                            fix="use a larger vocabulary size (each character of the corpus needs a piece) "
                                "or a larger corpus") from None
     return buf.getvalue()

@@ -34,7 +34,8 @@ figcaption{font-size:13px;color:#444;margin-top:4px;max-width:518px}
 table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th{background:#f6f6f6;position:sticky;top:0;cursor:pointer;white-space:normal;vertical-align:bottom;max-width:110px}
-td.l,th.l{text-align:left}td.id{white-space:normal;min-width:90px;max-width:190px}tr.bad td{color:#777}td.txt{white-space:normal;text-align:left;min-width:220px;max-width:460px}
+td.l,th.l{text-align:left}td.id{white-space:normal;min-width:90px;max-width:190px}tr.bad td{color:#777}
+td.txt{white-space:normal;text-align:left;min-width:220px;max-width:460px}
 details{margin:8px 0}summary{cursor:pointer;font-size:14px;color:#244b8f}
 code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;overflow-wrap:anywhere}
 .note{font-size:14px;color:#444}.view{overflow-wrap:anywhere}

@@ -349,3 +349,16 @@ def test_many_tokenizers_answer(many_report):
 @pytest.mark.parametrize("width", [800, 1400])
 def test_many_tokenizers_in_chromium(many_report, tmp_path, width):
     check_in_browser(many_report[0], tmp_path, width, len(_charts(many_report[0].read_text())))
+
+
+def test_cost_of_another_tokenizer_with_the_same_id_is_refused(tmp_path):
+    """A cost file priced from a different run's ``train/bpe-1500`` next to this comparison."""
+    a = compare("sample", ["train:bpe:1500"], n_boot=50)
+    b = compare("sample", ["train:bpe:1500?heldout=0.2"], n_boot=50)
+    pa, pk = tmp_path / "cmp.csv", tmp_path / "cost.json"
+    write_table(a, pa)
+    write_table(project(b, preset("llama2-7b"), gpu("h100-sxm"), train_tokens=2e12), pk)
+    with pytest.raises(TokstatError, match=r"both called 'train/bpe-1500' in the compare and cost results"):
+        report([pa, pk], tmp_path / "r.html")
+    write_table(project(a, preset("llama2-7b"), gpu("h100-sxm"), train_tokens=2e12), pk)
+    assert report([pa, pk], tmp_path / "r.html").exists()       # its own cost: fine

@@ -130,8 +130,12 @@ def sections(results: dict) -> list[Section]:
                                    fix="report each corpus separately")
             next(iter(out.values())).tables[k] = df
     for sec in out.values():
-        for k in ("compare", "cost"):
-            if sec.get(k) is not None:
-                _check_ids(sec.tables[k].filter(pl.col("language") != "mix") if k == "cost" else sec.tables[k],
-                           sec.corpus, k)
+        # compared tokenizers and their cost rows, swept sizes and theirs: one id, one tokenizer
+        for kinds in (("compare", "cost"), ("sweep", "sweep_cost")):
+            parts = [sec.tables[k].select("tokenizer", "signature",
+                                          pl.col("_file") if "_file" in sec.tables[k].columns else pl.lit(None).alias("_file"))
+                     for k in kinds if sec.get(k) is not None and "signature" in sec.tables[k].columns]
+            if parts:
+                _check_ids(pl.concat([p.with_columns(pl.col("_file").cast(pl.String)) for p in parts]),
+                           sec.corpus, " and ".join(k for k in kinds if sec.get(k) is not None))
     return list(out.values())

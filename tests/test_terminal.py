@@ -150,3 +150,16 @@ def test_sweep_shows_its_training_phase(monkeypatch):
     seen.clear()
     sw.sweep("sample", "unigram", [1500, 2000], n_boot=0, progress=False)
     assert seen == ["sweep: training unigram 1,500 (1/2)", "sweep: training unigram 2,000 (2/2)"]
+
+
+def test_warnings_are_one_line_each(capsys, monkeypatch, shared):
+    """A tokenizer that reads most Chinese characters as unknown warns, as ``tokstat: warning: …``
+    lines, never Python's ``path:line: UserWarning`` form."""
+    spec = f"wordpiece:{shared}/tokenizers/bert-base-uncased/vocab.txt"
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["compare", "sample", "-t", spec, "--quiet"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines and all(line.startswith("tokstat: warning: ") for line in lines), err
+    assert "UserWarning" not in err and ".py:" not in err
+    assert any("unknown tokens" in line and "[lower]" in line for line in lines)

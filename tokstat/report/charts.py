@@ -113,7 +113,7 @@ def boxes(segs: pl.DataFrame, value: str, xlabel: str, *, languages: list[str], 
         med = d.group_by("tokenizer").agg(pl.col(value).median().alias("m")).sort("m", "tokenizer")
         toks = med["tokenizer"].to_list()
         data = [d.filter(pl.col("tokenizer") == t)[value].drop_nulls().to_numpy() for t in toks]
-        bp = ax.boxplot(data, vert=False, positions=np.arange(len(toks))[::-1], whis=(5, 95), showfliers=False,
+        bp = ax.boxplot(data, orientation="horizontal", positions=np.arange(len(toks))[::-1], whis=(5, 95), showfliers=False,
                         widths=0.6, patch_artist=True, medianprops={"color": "#111"})
         for patch, t in zip(bp["boxes"], toks):
             patch.set_facecolor(BAD if t in bad else "#a9c4e8")

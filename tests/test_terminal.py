@@ -163,3 +163,16 @@ def test_warnings_are_one_line_each(capsys, monkeypatch, shared):
     assert lines and all(line.startswith("tokstat: warning: ") for line in lines), err
     assert "UserWarning" not in err and ".py:" not in err
     assert any("unknown tokens" in line and "[lower]" in line for line in lines)
+
+
+def test_library_deprecation_notices_are_not_shown_to_users(capsys, monkeypatch):
+    import tokstat.cli as cli
+
+    monkeypatch.delenv("TOKSTAT_DEBUG", raising=False)
+    cli._warning("x is deprecated", DeprecationWarning, "lib.py", 1)
+    cli._warning("26% of characters are unknown", UserWarning, "tokstat/compare.py", 1)
+    err = capsys.readouterr().err
+    assert err == "tokstat: warning: 26% of characters are unknown\n"
+    monkeypatch.setenv("TOKSTAT_DEBUG", "1")
+    cli._warning("x is deprecated", DeprecationWarning, "lib.py", 1)
+    assert "deprecated" in capsys.readouterr().err

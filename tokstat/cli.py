@@ -740,7 +740,13 @@ def _on_sigterm(signum, frame):
 
 
 def _warning(message, category, filename, lineno, file=None, line=None):
-    """Warnings as one line, ``tokstat: warning: ...`` (not Python's ``path:line: UserWarning``)."""
+    """Warnings as one line, ``tokstat: warning: ...`` (not Python's ``path:line: UserWarning``).
+    A library's deprecation notice is for tokstat's developers, not its users: shown only with
+    ``TOKSTAT_DEBUG=1``."""
+    import os
+
+    if issubclass(category, (DeprecationWarning, PendingDeprecationWarning)) and not os.environ.get("TOKSTAT_DEBUG"):
+        return
     click.echo(f"tokstat: warning: {message}", err=True)
 
 

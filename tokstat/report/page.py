@@ -11,7 +11,7 @@ import polars as pl
 
 from .._version import __version__
 from ..fmt import fmt
-from .answers import Answer, answers, assumptions, ranking, unreliable, weights
+from .answers import Answer, answers, assumptions, ranking, unreliable
 from .charts import Chart, allocation_chart, bars, boxes, histograms, plan_curves, svg, sweep_curves
 
 CSS = """
@@ -295,4 +295,4 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
     return page, figs, all_answers
 
 
-__all__ = ["render", "table", "weights"]
+__all__ = ["render", "table", "section"]

@@ -256,7 +256,7 @@ def test_the_report_never_names_a_tokenizer_that_loses_text():
 
     c = pl.DataFrame({"tokenizer": ["spm/t5", "spm/t5", "hf/qwen3", "hf/qwen3"], "language": ["en", "zh"] * 2,
                       "premium": [1.0, 0.34, 1.0, 0.95], "premium_ci_low": [None] * 4, "premium_ci_high": [None] * 4,
-                      "unk_rate": [0.0, 0.82, 0.0, 0.0]}, schema_overrides={"premium_ci_low": pl.Float64,
+                      "unk_rate": [0.0, 0.82, 0.0, 0.0], "tokens_per_char": [0.23, 0.19, 0.22, 0.66]}, schema_overrides={"premium_ci_low": pl.Float64,
                                                                           "premium_ci_high": pl.Float64})
     text = {a.question: a.html for a in answers(Section("x", {"compare": c}))}["Which tokenizer?"]
     assert text.startswith("<b>hf/qwen3</b>") and "Not recommended, as they lose text: spm/t5" in text

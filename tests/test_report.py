@@ -86,7 +86,7 @@ def test_readme_report_answers_and_charts(readme_report):
 
 
 def test_answers_equal_the_tables(files, tmp_path):
-    """The recommended tokenizer is the reliable one with the lowest mix-weighted premium (computed
+    """The recommended tokenizer is the reliable one with the fewest tokens for the mix (computed
     here from the compare table), its premiums and the vocabulary size are the tables'/plan's."""
     paths, t = files
     out = report(list(paths.values()), tmp_path / "r.html", mix="zh=0.5,en=0.5")
@@ -94,10 +94,11 @@ def test_answers_equal_the_tables(files, tmp_path):
     ans = _answers(page)
     c = t["compare"]
     bad = set(c.filter((pl.col("unk_rate") > MAX_UNK) | (pl.col("roundtrip_rate") < 1))["tokenizer"].to_list())
-    score = {tok: 0.5 * 1 + 0.5 * g.filter(pl.col("language") == "zh")["premium"][0]
+    score = {tok: sum(0.5 * g.filter(pl.col("language") == lang)["tokens_per_char"][0] for lang in ("zh", "en"))
              for (tok,), g in c.group_by("tokenizer") if tok not in bad}
     best = min(score, key=lambda k: (score[k], k))
-    assert ans["tokenizer"].startswith(best + ":"), ans["tokenizer"]
+    assert ans["tokenizer"].startswith(f"{best}: the fewest tokens for this mix ({score[best]:.3f} tokens per "
+                                      "character of zh 50%, en 50%"), ans["tokenizer"]
     zh = c.filter((pl.col("tokenizer") == best) & (pl.col("language") == "zh")).row(0, named=True)
     assert f"{zh['premium']:.2f}× the en tokens in zh (95 % CI {zh['premium_ci_low']:.2f}–{zh['premium_ci_high']:.2f})" \
         in ans["tokenizer"]
@@ -121,7 +122,7 @@ def test_unreliable_tokenizer_is_never_the_answer(tmp_path):
     tok.save(str(p))
     c = compare("sample", [f"hf:{p}", "tiktoken:cl100k_base"], n_boot=100)
     lossy = c.filter(pl.col("tokenizer") != "tiktoken/cl100k_base")["tokenizer"][0]
-    cheap = c.filter(pl.col("language") == "zh").sort("premium")["tokenizer"][0]
+    cheap = c.filter(pl.col("language") == "zh").sort("tokens_per_char")["tokenizer"][0]
     assert cheap == lossy                                            # the trap: it looks cheapest
     out = report({"compare": c}, tmp_path / "r.html")
     ans = _answers(out.read_text())
@@ -303,6 +304,8 @@ def pud_report(tmp_path_factory, shared_module):
 def test_pud_report_answers(pud_report):
     page = pud_report.read_text()
     ans = _answers(page)
+    assert re.search(r"the fewest tokens for this mix \([\d.]+ tokens per character of en \d+%, zh \d+%, "
+                     r"ja \d+%, ko \d+%", ans["tokenizer"]), ans["tokenizer"]
     best = ans["tokenizer"].split(":")[0]
     assert "t5" not in best and "bert" not in best
     lossy = ans["tokenizer"].split("Not recommended, as they lose text:")[1]
@@ -328,7 +331,7 @@ def many_report(tmp_path_factory):
         tok = f"vendor-{i:02d}/a-rather-long-tokenizer-name-{i:02d}"
         k = 0.6 + 0.05 * i
         scaled = [pl.when(pl.col("language") == "zh").then(pl.col(c) * k).otherwise(pl.col(c)).alias(c)
-                  for c in ("premium", "premium_ci_low", "premium_ci_high")]
+                  for c in ("premium", "premium_ci_low", "premium_ci_high", "tokens_per_char", "tokens")]
         parts.append(base.with_columns(pl.lit(tok).alias("tokenizer"), *scaled)
                      .with_columns(pl.col("signature").str.replace(r"tok:[^|]+", f"tok:{tok}@{i:08x}")))
     c = pl.concat(parts)
@@ -339,7 +342,7 @@ def many_report(tmp_path_factory):
 def test_many_tokenizers_answer(many_report):
     out, c = many_report
     page = out.read_text()
-    best = c.filter(pl.col("language") == "zh").sort("premium")["tokenizer"][0]
+    best = c.filter(pl.col("language") == "zh").sort("tokens_per_char")["tokenizer"][0]
     assert _answers(page)["tokenizer"].startswith(best + ":")
     assert len(_charts(page)) >= 3
 

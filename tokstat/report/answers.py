@@ -34,8 +34,8 @@ def unreliable(c: pl.DataFrame, max_unk: float = MAX_UNK) -> dict[str, str]:
         if "unk_rate" in g.columns:
             u = g.filter(pl.col("unk_rate") > max_unk).sort("unk_rate", descending=True)
             if u.height:
-                langs = ", ".join(f"{r['unk_rate']:.0%} in {r['language']}" for r in u.head(2).iter_rows(named=True))
-                parts.append(f"unknown tokens on {langs} of the characters")
+                parts.append(", ".join(f"{r['unk_rate']:.0%} of {r['language']} characters unknown"
+                                       for r in u.head(2).iter_rows(named=True)))
         if "roundtrip_rate" in g.columns:
             r = g.filter(pl.col("roundtrip_rate") < 1).sort("roundtrip_rate")
             if r.height:
@@ -46,28 +46,33 @@ def unreliable(c: pl.DataFrame, max_unk: float = MAX_UNK) -> dict[str, str]:
     return why
 
 
-def weights(c: pl.DataFrame, pivot: str | None, mix: dict[str, float] | None) -> dict[str, float]:
-    """The language mix the tokenizer is chosen for: ``mix`` if given, else equal shares of every
-    language but the pivot (the pivot alone when it is the only one)."""
+def weights(c: pl.DataFrame, mix: dict[str, float] | None) -> dict[str, float]:
+    """The language mix the tokenizer is chosen for, as character shares: ``mix`` if given, else
+    the corpus's own shares (its parallel text: the same content in every language)."""
     langs = c["language"].unique(maintain_order=True).to_list()
     if mix:
         w = {k: v for k, v in mix.items() if k in langs}
         if w:
             return {k: v / sum(w.values()) for k, v in w.items()}
-    others = [lang for lang in langs if lang != pivot] or langs
-    return {lang: 1 / len(others) for lang in others}
+    chars = {r["language"]: r["chars"] for r in c.group_by("language", maintain_order=True)
+             .agg(pl.col("chars").max()).iter_rows(named=True)} if "chars" in c.columns else {}
+    total = sum(v or 0 for v in chars.values())
+    if total:
+        return {lang: (chars.get(lang) or 0) / total for lang in langs}
+    return {lang: 1 / len(langs) for lang in langs}
 
 
-def ranking(c: pl.DataFrame, pivot: str | None, mix: dict[str, float] | None, bad: dict[str, str]) -> pl.DataFrame:
-    """Reliable tokenizers by the mix-weighted premium (tokens for the same content relative to the
-    pivot; the pivot's own share counts 1), lowest first."""
-    w = weights(c, pivot, mix)
+def ranking(c: pl.DataFrame, mix: dict[str, float] | None, bad: dict[str, str]) -> pl.DataFrame:
+    """Reliable tokenizers by the tokens the mix costs them, Σ_L w_L · tokens_per_char_L over
+    :func:`weights` (fewest first). Not by the premium: a premium is relative to each tokenizer's
+    own pivot count, so a tokenizer that spends many tokens on the pivot gets a flattering one."""
+    w = weights(c, mix)
     rows = []
     for t, grp in c.group_by("tokenizer", maintain_order=True):
         by = {r["language"]: r for r in grp.iter_rows(named=True)}
-        if t[0] in bad or any(by.get(lang, {}).get("premium") is None and lang != pivot for lang in w):
+        if t[0] in bad or any(by.get(lang, {}).get("tokens_per_char") is None for lang in w if w[lang] > 0):
             continue
-        score = sum(v * (1.0 if lang == pivot else by[lang]["premium"]) for lang, v in w.items())
+        score = sum(v * by[lang]["tokens_per_char"] for lang, v in w.items() if v > 0)
         rows.append({"tokenizer": t[0], "score": score})
     return pl.DataFrame(rows, schema={"tokenizer": pl.String, "score": pl.Float64}).sort("score", "tokenizer")
 
@@ -88,21 +93,22 @@ def answers(sec, extras: dict | None = None, prefix: str = "") -> list[Answer]:
     if c is not None and c.height:
         pivot = pivot_of(c)
         bad = unreliable(c)
-        rank = ranking(c, pivot, mix, bad)
-        w = weights(c, pivot, mix)
+        rank = ranking(c, mix, bad)
+        w = weights(c, mix)
         left = ("" if not bad else " Not recommended, as they lose text: "
                 + "; ".join(f"{html.escape(t)} ({html.escape(y)})" for t, y in bad.items()) + ".")
         if rank.height:
             best = rank["tokenizer"][0]
             rows = {r["language"]: r for r in c.filter(pl.col("tokenizer") == best).iter_rows(named=True)}
-            parts = [f"{rows[lang]['premium']:.2f}× the {pivot} tokens in {html.escape(lang)}{_ci(rows[lang])}"
-                     for lang in w if lang != pivot and lang in rows]
             mixs = ", ".join(f"{k} {v:.0%}" for k, v in w.items())
-            text = (f"<b>{html.escape(best)}</b>: for the same content it needs " + "; ".join(parts)
-                    + f" — the lowest mix-weighted premium ({rank['score'][0]:.2f}× for {mixs}) of "
-                    f"{rank.height} reliable tokenizer(s)." + left) if parts else (
-                    f"<b>{html.escape(best)}</b> of {rank.height} reliable tokenizer(s) (no premium: one language)." + left)
-            nums = {f"premium:{lang}": rows[lang]["premium"] for lang in w if lang != pivot and lang in rows}
+            nxt = (f"; next: {html.escape(rank['tokenizer'][1])} {rank['score'][1]:.3f}" if rank.height > 1 else "")
+            parts = [f"{rows[lang]['premium']:.2f}× the {pivot} tokens in {html.escape(lang)}{_ci(rows[lang])}"
+                     for lang in rows if pivot is not None and lang != pivot and rows[lang]["premium"] is not None]
+            text = (f"<b>{html.escape(best)}</b>: the fewest tokens for this mix ({rank['score'][0]:.3f} tokens per "
+                    f"character of {mixs}{nxt}) among {rank.height} reliable tokenizer(s)"
+                    + ("; for the same content it needs " + "; ".join(parts) if parts else "") + "." + left)
+            nums = {f"premium:{lang}": rows[lang]["premium"] for lang in rows
+                    if pivot is not None and lang != pivot and rows[lang]["premium"] is not None}
             nums["score"] = rank["score"][0]
             out.append(Answer("tokenizer", "Which tokenizer?", text, f"{prefix}premium", nums))
         else:

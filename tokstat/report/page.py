@@ -135,17 +135,18 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart]) -> str:
         pivot = pivot_of(c)
         why = unreliable(c)
         bad = set(why)
-        rank = ranking(c, pivot, extras.get("mix"), why)
+        rank = ranking(c, extras.get("mix"), why)
         best = rank["tokenizer"][0] if rank.height else None
         order = {t: i for i, t in enumerate(rank["tokenizer"].to_list())}
         langs = _order(c, pivot)
         others = [lang for lang in langs if lang != pivot]
         shown = c.with_columns(pl.col("tokenizer").replace_strict(order, default=len(order), return_dtype=pl.Int64)
                                .alias("_rank")).sort("language", "_rank", "tokenizer").drop("_rank")
-        compact = shown.filter(pl.col("language") != pivot) if others else shown
+        compact = shown.filter(pl.col("language") != pivot) if pivot is not None and others else shown
         parts.append(f'<h2 id="{prefix}tokenizers">Tokenizers</h2><p class="note">Rows sorted by language, then by '
                      "the ranking of the answer above; grey rows lose text (⚠ in the charts). "
-                     + (f"The pivot ({html.escape(pivot)}) rows are in the full table. " if others else "")
+                     + (f"The pivot ({html.escape(pivot)}) rows are in the full table. "
+                        if pivot is not None and others else "")
                      + "Click a heading to sort.</p>"
                      + table(compact, COMPARE_COMPACT, tid=f"{prefix}table-compare", bad=bad)
                      + full(shown, "comparison"))

@@ -365,3 +365,17 @@ def test_cost_of_another_tokenizer_with_the_same_id_is_refused(tmp_path):
         report([pa, pk], tmp_path / "r.html")
     write_table(project(a, preset("llama2-7b"), gpu("h100-sxm"), train_tokens=2e12), pk)
     assert report([pa, pk], tmp_path / "r.html").exists()       # its own cost: fine
+
+
+def test_report_without_a_pivot(tmp_path):
+    """compare --pivot none: no premium anywhere, the tokenizer answer by tokens for the corpus's own
+    character shares, which are the compare table's."""
+    c = compare("sample", ["tiktoken:cl100k_base", "train:bpe:1500"], n_boot=10, pivot=None)
+    page = report({"compare": c}, tmp_path / "r.html").read_text()
+    chars = c.group_by("language").agg(pl.col("chars").max())
+    share = dict(zip(chars["language"], chars["chars"] / chars["chars"].sum()))
+    score = {t: sum(share[r["language"]] * r["tokens_per_char"] for r in g.iter_rows(named=True))
+             for (t,), g in c.group_by("tokenizer")}
+    best = min(score, key=score.get)
+    assert _answers(page)["tokenizer"].startswith(f"{best}: the fewest tokens for this mix ({score[best]:.3f}")
+    assert "premium" not in _charts(page) and "×" not in _answers(page)["tokenizer"]

@@ -701,8 +701,9 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
 @quiet_option
 def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, mix,
                pivot, seed, heldout, boot_seed, max_chars, quiet, **kw):
-    """One self-contained HTML report from RESULTS files (compare/sweep/cost --out), or from a fresh
-    run on --corpus: comparison, charts, sweep curves, cost per language and every signature."""
+    """One self-contained HTML report from RESULTS files (compare/sweep/cost --out, compare
+    --segments-out), or from a fresh run on --corpus: the answers first (which tokenizer, what each
+    language costs, which vocabulary size) with their assumptions, then the evidence per corpus."""
     from .report import read_results, report
     from .split import Split
 

@@ -155,9 +155,13 @@ def test_sweep_shows_its_training_phase(monkeypatch):
 def test_warnings_are_one_line_each(capsys, monkeypatch, shared):
     """A tokenizer that reads most Chinese characters as unknown warns, as ``tokstat: warning: …``
     lines, never Python's ``path:line: UserWarning`` form."""
+    import warnings
+
     spec = f"wordpiece:{shared}/tokenizers/bert-base-uncased/vocab.txt"
     monkeypatch.setenv("COLUMNS", "100")
-    assert main(["compare", "sample", "-t", spec, "--quiet"]) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")     # shown even if an earlier test in this process raised it
+        assert main(["compare", "sample", "-t", spec, "--quiet"]) == 0
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines and all(line.startswith("tokstat: warning: ") for line in lines), err

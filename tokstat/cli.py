@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from .errors import TokstatError
+from .fmt import fmt, with_interval
 from .io import check_outputs
 
 ALGOS = ["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]
@@ -173,19 +174,13 @@ SHOWN_WIDE = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "toke
               ("premium_mean_of_ratios", "mean of ratios [95% CI]")]
 
 
-def _fmt(v, col):
-    """A cell: :func:`tokstat.fmt.fmt`, with the premium's interval beside it."""
-    from .fmt import fmt
-
-    return fmt(v, col)
-
-
 def _premium_cell(r, c):
-    if c == "premium" and r.get("premium_ci_low") is not None:
-        return f"{r['premium']:.2f}× [{r['premium_ci_low']:.2f}–{r['premium_ci_high']:.2f}]"
-    if c == "premium_mean_of_ratios" and r.get("premium_mor_ci_low") is not None:
-        return f"{r[c]:.2f}× [{r['premium_mor_ci_low']:.2f}–{r['premium_mor_ci_high']:.2f}]"
-    return _fmt(r.get(c), c)
+    """A cell, the premiums with their intervals beside them."""
+    if c == "premium":
+        return with_interval(r.get("premium"), r.get("premium_ci_low"), r.get("premium_ci_high"))
+    if c == "premium_mean_of_ratios":
+        return with_interval(r[c], r.get("premium_mor_ci_low"), r.get("premium_mor_ci_high"))
+    return fmt(r.get(c), c)
 
 
 TEXT_COLUMNS = {"text", "pivot_text", "not_recommended_because", "volume", "mfu_source", "price_source"}
@@ -207,7 +202,7 @@ def _table(title: str, cols: list[tuple[str, str]], rows, cell=None, *, wide_col
 
     rows = list(rows)
     cols = list(wide_cols if WIDE["on"] and wide_cols else cols)
-    cells = [{c: cell(r, c) if cell else _fmt(r[c], c) for c, _ in cols} for r in rows]
+    cells = [{c: cell(r, c) if cell else fmt(r[c], c) for c, _ in cols} for r in rows]
     w = width()
     natural = {c: max([len(h)] + [len(x[c]) for x in cells]) for c, h in cols}
     legend: dict[str, str] = {}
@@ -495,9 +490,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
             return money(v * 1000 if c == "usd_per_request" else v)
         if isinstance(v, bool):
             return "✓" if v else ""
-        if c == "vocab_size" and isinstance(v, int):
-            return f"{v:,}"
-        return _fmt(v, c) if isinstance(v, (int, float)) else str(v)
+        return fmt(v, c) if isinstance(v, (int, float)) else str(v)
 
     _print(_table(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {cdf['mfu'][0]:.3g} "
                   f"({cdf['mfu_source'][0]}), MBU {mbu}", cols, cdf.iter_rows(named=True), money_or_number,

@@ -5,6 +5,8 @@ with separators. One table of formats for the terminal and the HTML report.
 ('4.1%', '$151k', '1.23×', '2T')
 >>> fmt(None, "premium"), fmt(12345, "tokens"), fmt(0.25, "tokens_per_char"), money(1.94e-5)
 ('–', '12,345', '0.250', '$0.000019')
+>>> with_interval(1.574, 1.537, 1.612), with_interval(1.0, None, None)
+('1.57× [1.54–1.61]', '1.00×')
 >>> short_ids(["tiktoken/cl100k_base", "hf/qwen3", "train/bpe-8000"], 12)
 {'tiktoken/cl100k_base': '…cl100k_base', 'hf/qwen3': 'hf/qwen3', 'train/bpe-8000': '…in/bpe-8000'}
 """
@@ -62,6 +64,11 @@ def fmt(v, col: str = "") -> str:
             return _si(v)
         return f"{v:.3f}" if abs(v) < 1000 else f"{v:,.0f}"
     return str(v)
+
+
+def with_interval(v, lo, hi, col: str = "premium") -> str:
+    """A value with its 95 % interval beside it, as the tables show a premium."""
+    return f"{fmt(v, col)} [{lo:.2f}–{hi:.2f}]" if lo is not None and hi is not None else fmt(v, col)
 
 
 def short_ids(ids: list[str], width: int) -> dict[str, str]:

@@ -10,7 +10,7 @@ import html
 import polars as pl
 
 from .._version import __version__
-from ..fmt import fmt
+from ..fmt import fmt, with_interval
 from .answers import Answer, answers, assumptions, ranking, unreliable
 from .charts import Chart, allocation_chart, bars, boxes, histograms, plan_curves, svg, sweep_curves
 
@@ -70,10 +70,7 @@ HIDDEN = {"_file", "signature"}
 
 def _cell(r: dict, col: str) -> str:
     v = r.get(col)
-    if col == "premium" and r.get("premium_ci_low") is not None:
-        text = f"{fmt(v, col)} [{r['premium_ci_low']:.2f}–{r['premium_ci_high']:.2f}]"
-    else:
-        text = fmt(v, col)
+    text = with_interval(v, r.get("premium_ci_low"), r.get("premium_ci_high")) if col == "premium" else fmt(v, col)
     sort = f' data-v="{v!r}"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
     cls = ' class="l"' if col in LEFT else ""
     body = html.escape(text)

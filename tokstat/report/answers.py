@@ -77,24 +77,41 @@ def ranking(c: pl.DataFrame, mix: dict[str, float] | None, bad: dict[str, str]) 
     return pl.DataFrame(rows, schema={"tokenizer": pl.String, "score": pl.Float64}).sort("score", "tokenizer")
 
 
+@dataclass
+class Verdict:
+    """What the answers and the evidence of one comparison share, computed once: the pivot, the
+    tokenizers that lose text (with why), the ranking of the others and the mix's weights."""
+    pivot: str | None
+    bad: dict[str, str]
+    rank: pl.DataFrame
+    weights: dict[str, float]
+
+    @property
+    def best(self) -> str | None:
+        return self.rank["tokenizer"][0] if self.rank.height else None
+
+
+def verdict(c: pl.DataFrame, mix: dict[str, float] | None) -> Verdict:
+    bad = unreliable(c)
+    return Verdict(pivot_of(c), bad, ranking(c, mix, bad), weights(c, mix))
+
+
 def _ci(r: dict) -> str:
     lo, hi = r.get("premium_ci_low"), r.get("premium_ci_high")
     return f" (95 % CI {lo:.2f}–{hi:.2f})" if lo is not None and hi is not None else ""
 
 
-def answers(sec, extras: dict | None = None, prefix: str = "") -> list[Answer]:
+def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None = None) -> list[Answer]:
     """The answers for one section (:class:`~tokstat.report.read.Section`); ``extras``: the plan,
-    the mix and the model from :func:`tokstat.study.study` or the report's options."""
+    the mix and the model from :func:`tokstat.study.study` or the report's options; ``v``: the
+    section's :func:`verdict` (computed here when not given)."""
     extras = extras or {}
     out: list[Answer] = []
     c = sec.get("compare")
-    mix = extras.get("mix")
     best = None
     if c is not None and c.height:
-        pivot = pivot_of(c)
-        bad = unreliable(c)
-        rank = ranking(c, mix, bad)
-        w = weights(c, mix)
+        v = v or verdict(c, extras.get("mix"))
+        pivot, bad, rank, w = v.pivot, v.bad, v.rank, v.weights
         left = ("" if not bad else " Not recommended, as they lose text: "
                 + "; ".join(f"{html.escape(t)} ({html.escape(y)})" for t, y in bad.items()) + ".")
         if rank.height:

@@ -11,7 +11,7 @@ import polars as pl
 
 from .._version import __version__
 from ..fmt import fmt, with_interval
-from .answers import Answer, answers, assumptions, ranking, unreliable
+from .answers import Answer, Verdict, answers, assumptions, verdict
 from .charts import Chart, allocation_chart, bars, boxes, histograms, plan_curves, svg, sweep_curves
 
 CSS = """
@@ -118,9 +118,9 @@ def _order(c: pl.DataFrame, pivot: str | None) -> list[str]:
     return [lang for lang in langs if lang != pivot] + ([pivot] if pivot in langs else [])
 
 
-def section(sec, extras: dict, prefix: str, figs: list[Chart]) -> str:
-    """The evidence for one corpus; the charts drawn are appended to ``figs``."""
-    from ..cost.projection import pivot_of
+def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None = None) -> str:
+    """The evidence for one corpus (``v``: its comparison's :func:`~.answers.verdict`); the charts
+    drawn are appended to ``figs``."""
     from ..show import worst
 
     parts = []
@@ -129,12 +129,9 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart]) -> str:
     best = None
     pivot = None
     if c is not None and c.height:
-        pivot = pivot_of(c)
-        why = unreliable(c)
-        bad = set(why)
-        rank = ranking(c, extras.get("mix"), why)
-        best = rank["tokenizer"][0] if rank.height else None
-        order = {t: i for i, t in enumerate(rank["tokenizer"].to_list())}
+        v = v or verdict(c, extras.get("mix"))
+        pivot, bad, best = v.pivot, set(v.bad), v.best
+        order = {t: i for i, t in enumerate(v.rank["tokenizer"].to_list())}
         langs = _order(c, pivot)
         others = [lang for lang in langs if lang != pivot]
         shown = c.with_columns(pl.col("tokenizer").replace_strict(order, default=len(order), return_dtype=pl.Int64)
@@ -260,7 +257,9 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
     for i, sec in enumerate(secs):
         prefix = f"s{i + 1}-" if len(secs) > 1 else ""
         ex = extras if len(secs) == 1 else {k: v for k, v in extras.items() if k in ("mix", "model")}
-        ans = answers(sec, ex, prefix)
+        c = sec.get("compare")
+        v = verdict(c, ex.get("mix")) if c is not None and c.height else None   # shared by answers and evidence
+        ans = answers(sec, ex, prefix, v)
         all_answers.extend(ans)
         block = []
         if len(secs) > 1:
@@ -275,7 +274,7 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
         if asm:
             block.append(f'<h3 id="{prefix}assumptions">Assumptions</h3><dl class="assume">'
                          + "".join(f"<dt>{html.escape(k)}</dt><dd>{v}</dd>" for k, v in asm) + "</dl>")
-        block.append(section(sec, ex, prefix, figs))
+        block.append(section(sec, ex, prefix, figs, v))
         body.append("".join(block))
     sigs = []
     for df in results.values():

@@ -6,7 +6,6 @@ whatever it is given. The report never runs anything itself.
 
 from __future__ import annotations
 
-
 from . import parse
 from .compare import compare
 from .engine.job import MAX_CHARS
@@ -16,6 +15,7 @@ from .cost.model import preset
 from .cost.projection import project
 from .loaders import load_corpus
 from .split import Split
+from .sweep import PREFIX_ALGOS
 from .sweep import sweep as run_sweep
 
 
@@ -58,7 +58,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
                        max_chars=max_chars, trained=trained, progress=progress)
         out["sweep"] = sw
         out["sweep_cost"] = project(sw, m, g, train_tokens=train_tokens, mix=mixd)
-        if trained and hasattr(trained[0], "tok") and algo in ("bpe", "byte-bpe"):
+        if trained and hasattr(trained[0], "tok") and algo in PREFIX_ALGOS:    # ids in merge order
             out["allocation"] = allocation(trained[0], text_sample(c), sw["vocab_size"].unique().sort().to_list())
     out["plan"] = plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mixd, corpus_name=c.name,
                                   algo=sweep_args[0] if sweep_args else "bpe")
@@ -73,4 +73,3 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
                               "html": html_fragment(text, {a.id: pieces(a, text) for a in adapters})})
     out["views"] = shown
     return out
-

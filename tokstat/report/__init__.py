@@ -20,7 +20,7 @@ import polars as pl
 from ..errors import TokstatError
 from ..io import write_bytes, write_files
 from .page import render
-from .read import kind_of, read_results, sections
+from .read import corpus_of, kind_of, read_results, sections
 
 __all__ = ["report", "read_results", "kind_of", "render", "sections"]
 
@@ -87,7 +87,7 @@ def _plan(tables: dict, extras: dict):
 
     m = preset(extras["model"])
     sw = tables.get("sweep")
-    if sw is not None and len(sections({"sweep": sw})) > 1:
+    if sw is not None and "signature" in sw.columns and len({corpus_of(x) for x in sw["signature"].to_list()}) > 1:
         sw = None
     mix = extras.get("mix")
     if sw is not None and mix:

@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
-from tokstat.io import atomic_path, write_files, write_table
+from tokstat.io import write_files, write_table
 
 from conftest import ROOT
 
@@ -70,41 +71,41 @@ def test_signal_leaves_no_partial_output(tmp_path, sig, code, word):
                    for w in workers), "a worker outlived the run"
 
 
-def test_atomic_path_keeps_the_old_file_on_interrupt(tmp_path):
+def _interrupt_on_write(monkeypatch, n: int):
+    """``os.write`` raises KeyboardInterrupt on its ``n``-th call (the checked writer's own writes)."""
+    real, calls = os.write, []
+
+    def flaky(fd, data):
+        calls.append(fd)
+        if len(calls) == n:
+            real(fd, bytes(data)[: len(data) // 2])
+            raise KeyboardInterrupt
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", flaky)
+
+
+def test_interrupt_mid_write_keeps_the_old_file(tmp_path, monkeypatch):
     target = tmp_path / "r.csv"
     target.write_text("old\n")
+    _interrupt_on_write(monkeypatch, 1)
     with pytest.raises(KeyboardInterrupt):
-        with atomic_path(target) as tmp:
-            Path(tmp).write_text("half")
-            raise KeyboardInterrupt
+        write_table(pl.DataFrame({"a": [1]}), target)
+    monkeypatch.undo()
     assert target.read_text() == "old\n" and sorted(tmp_path.iterdir()) == [target]
 
 
 def test_write_table_interrupted_mid_write_leaves_nothing(tmp_path, monkeypatch):
-    import polars as pl
-
-    def boom(self, *a, **k):
-        Path(a[0]).write_text("partial")
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(pl.DataFrame, "write_csv", boom)
+    _interrupt_on_write(monkeypatch, 1)
     with pytest.raises(KeyboardInterrupt):
         write_table(pl.DataFrame({"a": [1]}), tmp_path / "t.csv")
+    monkeypatch.undo()
     assert list(tmp_path.iterdir()) == []
 
 
 def test_write_files_all_or_nothing(tmp_path, monkeypatch):
     d = tmp_path / "tok"
-    real = Path.write_bytes
-    calls = []
-
-    def flaky(self, data):
-        calls.append(self.name)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(self, data)
-
-    monkeypatch.setattr(Path, "write_bytes", flaky)
+    _interrupt_on_write(monkeypatch, 2)
     with pytest.raises(KeyboardInterrupt):
         write_files(d, {"tokenizer.json": b"{}", "metadata.json": b"{}"})
     monkeypatch.undo()

@@ -337,7 +337,7 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout
               **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
     from . import parse
-    from .io import write_tables
+    from .io import table_bytes, write_outputs
     from .split import Split
     from .sweep import plot_sweep, sweep
 
@@ -353,12 +353,14 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout
     _print(_table(f"tokstat sweep — {algo}, pivot {pivot}, held-out split {split.label}", cols,
                   df.iter_rows(named=True), _premium_cell, wide_cols=wide))
     _signatures(df.head(1))
+    outputs = {}
     if out:
-        write_tables({out: df})
-        _print(f"wrote {out}")
+        outputs[out] = table_bytes(df, Path(out).suffix)
     if plot:
-        plot_sweep(df, plot)
-        _print(f"wrote {plot}")
+        outputs[plot] = plot_sweep(df)
+    write_outputs(outputs)        # both appear together, or neither does
+    for p_ in outputs:
+        _print(f"wrote {p_}")
 
 
 def model_options(f):
@@ -539,7 +541,7 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
 
     from . import parse
     from .cost.model import model_config
-    from .io import read_table, write_tables
+    from .io import read_table, table_bytes, write_outputs
     from .split import Split
     from .vocabplan import per_size_table, plan_from, plot_plan
 
@@ -594,11 +596,13 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
             cols = [(k, k) for k in alloc.columns]
             _print(_table("vocabulary allocation along the merge order (share of the first V tokens)", cols,
                           alloc.iter_rows(named=True), lambda r, k: f"{r[k]:.1%}" if isinstance(r[k], float) else f"{r[k]:,}"))
+    outputs = {}
     if out:
-        write_tables({out: per_size_table(sw, alloc)})
+        outputs[out] = table_bytes(per_size_table(sw, alloc), Path(out).suffix)
     if png:
-        plot_plan(plan, sw, png, plan.n_nv, plan.d_model, alloc)
-    for p_ in [x for x in (out, png) if x]:
+        outputs[png] = plot_plan(plan, sw, None, plan.n_nv, plan.d_model, alloc)
+    write_outputs(outputs)        # both appear together, or neither does
+    for p_ in outputs:
         if not as_json:
             _print(f"wrote {p_}")
 

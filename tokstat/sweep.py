@@ -22,7 +22,7 @@ from .compare import compare
 from .engine.job import MAX_CHARS
 from .corpus import Corpus
 from .errors import TokstatError
-from .io import atomic_path
+from .io import figure_bytes, write_bytes
 from .loaders import load_corpus
 from .segmenters import jieba_words
 from .progress import Phase
@@ -108,8 +108,9 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         "requested_size", "vocab_size", "embedding_params")])
 
 
-def plot_sweep(df: pl.DataFrame, path: str | os.PathLike) -> Path:
-    """PNG: tokens per character and premium against vocabulary size, one line per language."""
+def plot_sweep(df: pl.DataFrame, path: str | os.PathLike | None = None) -> bytes:
+    """PNG: tokens per character and premium against vocabulary size, one line per language.
+    Returns the PNG's bytes; with ``path``, also writes them there (the checked writer)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -128,8 +129,9 @@ def plot_sweep(df: pl.DataFrame, path: str | os.PathLike) -> Path:
         ax.legend()
     fig.tight_layout()
     try:
-        with atomic_path(path, suffix=".png") as tmp:
-            fig.savefig(tmp, format="png", metadata={"Software": None})
+        png = figure_bytes(fig)
     finally:
         plt.close(fig)
-    return Path(path)
+    if path is not None:
+        write_bytes(path, png)
+    return png

@@ -489,8 +489,8 @@ def per_size_table(sweep_df: pl.DataFrame, alloc: pl.DataFrame | None = None) ->
 
 
 def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_model: int,
-              alloc: pl.DataFrame | None = None) -> None:
-    """PNG: left, tokens per character against V (swept points, fitted curves); middle, training
+              alloc: pl.DataFrame | None = None) -> bytes:
+    """PNG bytes (written to ``path`` too unless it is None): left, tokens per character against V (swept points, fitted curves); middle, training
     FLOPs for the same text relative to the optimum, per language and for the mix, the
     recommendation marked; right (with ``alloc``), the share of the first V tokens per language."""
     import matplotlib
@@ -498,7 +498,7 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .io import atomic_path
+    from .io import figure_bytes, write_bytes
 
     grid = np.geomspace(V_MIN, 512_000, 300)
     fig, axes = plt.subplots(1, 3 if alloc is not None else 2, figsize=(15 if alloc is not None else 10, 3.8))
@@ -532,7 +532,9 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
         ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     try:
-        with atomic_path(path, suffix=".png") as tmp:
-            fig.savefig(tmp, format="png", dpi=130, metadata={"Software": None})
+        png = figure_bytes(fig, dpi=130)
     finally:
         plt.close(fig)
+    if path is not None:
+        write_bytes(path, png)
+    return png

@@ -11,14 +11,13 @@ Rendering only: the pipeline that produces the tables is :func:`tokstat.study.st
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 
 import polars as pl
 
 from ..errors import TokstatError
-from ..io import write_bytes, write_files
+from ..io import figure_bytes, write_outputs
 from .page import render
 from .read import corpus_of, kind_of, read_results, sections
 
@@ -56,15 +55,12 @@ def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
         extras["plan"] = _plan(tables, extras)
     page, figs, _ = render(tables, title, extras)
     try:
-        pngs = {}
-        for f in figs if png is not None else []:
-            buf = io.BytesIO()
-            f.figure.savefig(buf, format="png", dpi=200, metadata={"Software": None})
-            pngs[f"{f.name}.png"] = buf.getvalue()
-        # everything is rendered before the first byte is written: a failure leaves no output
+        # everything is rendered before the first byte is written, and the page and its PNG folder
+        # are one unit: a failure leaves neither
+        outputs: dict = {out: page.encode("utf-8")}
         if png is not None:
-            write_files(png, pngs)
-        write_bytes(out, page.encode("utf-8"))
+            outputs[png] = {f"{f.name}.png": figure_bytes(f.figure, dpi=200) for f in figs}
+        write_outputs(outputs)
     finally:
         for f in figs:
             plt.close(f.figure)

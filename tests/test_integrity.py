@@ -153,3 +153,71 @@ def test_corrupt_tokenizer_files_one_line(tmp_path, name, data, kind, msg):
     with pytest.raises(TokstatError) as e:
         load_tokenizer(spec)
     assert msg in str(e.value) and str(p) in str(e.value) and "\n" not in str(e.value) and "fix:" in str(e.value)
+
+
+# ---------------------------------------------------------------- counts come from the bytes the signature names
+
+def _ranks(merges: list[bytes]) -> bytes:
+    """A complete byte-level ranks file: the 256 single bytes, then ``merges``."""
+    import base64
+
+    toks = [bytes([b]) for b in range(256)] + merges
+    return b"".join(base64.b64encode(t) + b" %d\n" % i for i, t in enumerate(toks))
+
+
+def _count(spec: str, text: str = "abcabc") -> list[int]:
+    a = load_tokenizer(spec)
+    return a.encode_batch([text])[0], a.file_hash
+
+
+def test_a_changed_ranks_file_is_read_again_never_from_a_cache(tmp_path, monkeypatch):
+    """tiktoken caches local ranks files by the path string: tokstat must not. After the file
+    changes, the new ranks are used, the signature names the new bytes and a pin of the old hash fails."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    p = tmp_path / "x.tiktoken"
+    p.write_bytes(_ranks([b"ab"]))
+    ids_a, hash_a = _count(f"tiktoken:{p}?pattern=cl100k_base")
+    assert hash_a == hashlib.sha256(p.read_bytes()).hexdigest() and 256 in ids_a and 257 not in ids_a
+    p.write_bytes(_ranks([b"bc", b"abc"]))
+    ids_b, hash_b = _count(f"tiktoken:{p}?pattern=cl100k_base&sha256={hashlib.sha256(p.read_bytes()).hexdigest()}")
+    assert hash_b == hashlib.sha256(p.read_bytes()).hexdigest() != hash_a
+    assert ids_b == [257, 257]                       # "abc" is rank 257 in the new file
+    with pytest.raises(TokstatError, match="the spec pins"):
+        load_tokenizer(f"tiktoken:{p}?pattern=cl100k_base&sha256={hash_a}")
+
+
+def test_a_file_of_the_same_name_in_another_folder_has_its_own_ranks(tmp_path, monkeypatch):
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    (tmp_path / "one" / "x.tiktoken").write_bytes(_ranks([b"ab"]))
+    (tmp_path / "two" / "x.tiktoken").write_bytes(_ranks([b"ca"]))
+    monkeypatch.chdir(tmp_path / "one")      # the same spec string, run from two folders
+    ids1, h1 = _count("tiktoken:./x.tiktoken?pattern=cl100k_base", "abca")
+    monkeypatch.chdir(tmp_path / "two")
+    ids2, h2 = _count("tiktoken:./x.tiktoken?pattern=cl100k_base", "abca")
+    assert ids1 == [256, ord("c"), ord("a")] and ids2 == [ord("a"), ord("b"), 256] and h1 != h2
+
+
+@pytest.mark.parametrize("kind, name", [("tiktoken", "x.tiktoken?pattern=cl100k_base"), ("hf", "tokenizer.json"),
+                                        ("spm", "tokenizer.model"), ("wordpiece", "vocab.txt")])
+def test_every_tokenizer_file_is_hashed_from_the_bytes_it_is_built_from(tmp_path, kind, name):
+    """Each kind reads its file once: the signature's hash is the sha256 of the file that was parsed."""
+    from tok_fixtures import tiny_files
+
+    path = tiny_files(tmp_path)[kind]
+    a = load_tokenizer(f"{kind}:{path}" + ("?pattern=cl100k_base" if kind == "tiktoken" else ""))
+    assert a.file_hash == hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def test_wordpiece_vocab_is_read_as_tokenizers_reads_it(tmp_path):
+    """tokstat parses vocab.txt from the bytes it hashed; the result equals ``WordPiece.read_file``."""
+    from tokenizers.models import WordPiece
+
+    from tokstat.adapters.hf import wordpiece_vocab
+
+    p = tmp_path / "vocab.txt"
+    p.write_bytes("[UNK]\r\n[CLS]\nhello  \n##s\t\nhello\n\n中\n##文 \n".encode())
+    assert wordpiece_vocab(p.read_bytes().decode()) == WordPiece.read_file(str(p))
+    for f in sorted(SHARED_TOK.glob("*/vocab.txt")):
+        assert wordpiece_vocab(f.read_bytes().decode()) == WordPiece.read_file(str(f)), f

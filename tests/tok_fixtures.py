@@ -82,3 +82,36 @@ CASES = {
 #: and identity normalisation)
 LOSSLESS = {"cl100k_base", "o200k_base", "r50k_base", "llama3", "qwen3", "deepseek-v3", "llama2", "chinese-llama-2",
             "mistral-v3"}
+
+
+def tiny_files(folder) -> dict[str, str]:
+    """One small tokenizer file of each kind, made here (no ../shared): a byte-level ranks file, a
+    BPE ``tokenizer.json``, a SentencePiece ``tokenizer.model`` and a WordPiece ``vocab.txt``."""
+    import base64
+    import io
+
+    import sentencepiece as spm
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    folder = Path(folder)
+    texts = ["the cat sat on the mat", "語言模型 tokens and 中文", "hello world, hello tokens"] * 20
+    out = {}
+    toks = [bytes([b]) for b in range(256)] + [b"th", b"the"]
+    out["tiktoken"] = folder / "x.tiktoken"
+    out["tiktoken"].write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % i for i, t in enumerate(toks)))
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=60, special_tokens=["[UNK]"], show_progress=False))
+    (folder / "hf").mkdir()
+    out["hf"] = folder / "hf" / "tokenizer.json"
+    tok.save(str(out["hf"]))
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(texts), model_writer=buf, vocab_size=40, model_type="bpe",
+                                   character_coverage=1.0, minloglevel=2)
+    (folder / "spm").mkdir()
+    out["spm"] = folder / "spm" / "tokenizer.model"
+    out["spm"].write_bytes(buf.getvalue())
+    (folder / "wp").mkdir()
+    out["wordpiece"] = folder / "wp" / "vocab.txt"
+    out["wordpiece"].write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\ncat\n##s\nhello\n中\n文\n")
+    return {k: str(v) for k, v in out.items()}

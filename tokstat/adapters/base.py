@@ -63,14 +63,6 @@ def read_training_metadata(adapter: Adapter, path: Path) -> Adapter:
     return adapter
 
 
-def sha256_files(paths: list[Path]) -> str:
-    h = hashlib.sha256()
-    for p in paths:
-        with open(p, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
-
 
 
 

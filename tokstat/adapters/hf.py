@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from itertools import chain
 from pathlib import Path
 
@@ -11,8 +13,9 @@ import tokenizers
 from tokenizers import Tokenizer
 
 from ..errors import TokstatError
+from ..io import read_input
 from ..utf8 import char_to_byte, offsets
-from .base import Adapter, fix_byte_runs, flatten, monotone, read_training_metadata, sha256_files, spans_from_lengths
+from .base import Adapter, fix_byte_runs, flatten, monotone, read_training_metadata, spans_from_lengths
 
 
 def _uses_byte_level(cfg: dict) -> bool:
@@ -127,11 +130,14 @@ class HFAdapter(Adapter):
         return ids, counts, gs - base[seg], ge - base[seg]
 
 
-def _load_file(path: Path) -> Tokenizer:
-    if not path.exists():
-        raise TokstatError("tokenizer file not found", path=path, fix="check the path")
+def _load_file(path: Path) -> tuple[Tokenizer, str]:
+    """The tokenizer in ``path`` and the sha256 of the very bytes it was built from (read once)."""
+    data = read_input(path, "tokenizer file")
     try:
-        return Tokenizer.from_file(str(path))
+        return Tokenizer.from_str(data.decode("utf-8")), hashlib.sha256(data).hexdigest()
+    except UnicodeDecodeError as e:
+        raise TokstatError(f"not a valid tokenizer.json: invalid UTF-8 at byte {e.start}", path=path,
+                           fix="pass a tokenizer.json saved by the tokenizers library") from None
     except Exception as e:
         raise TokstatError(f"not a valid tokenizer.json ({str(e).splitlines()[0][:120]})", path=path,
                            fix="pass a tokenizer.json saved by the tokenizers library") from None
@@ -139,10 +145,10 @@ def _load_file(path: Path) -> Tokenizer:
 
 def load_hf(target: str, options: dict[str, str]) -> HFAdapter:
     p = Path(target)
-    if p.is_file() or p.suffix == ".json":
-        tok = _load_file(p)
+    if os.path.lexists(p) and not p.is_dir() or p.suffix == ".json":
+        tok, digest = _load_file(p)
         label = p.parent.name if p.stem == "tokenizer" or p.parent.name else p.stem
-        return read_training_metadata(HFAdapter(tok, f"hf/{label}", sha256_files([p])), p)
+        return read_training_metadata(HFAdapter(tok, f"hf/{label}", digest), p)
     if p.is_dir() and (p / "tokenizer.json").exists():
         return load_hf(str(p / "tokenizer.json"), options)
     # hub id: resolved through the Hugging Face cache (offline with HF_HUB_OFFLINE=1)
@@ -154,33 +160,54 @@ def load_hf(target: str, options: dict[str, str]) -> HFAdapter:
         raise TokstatError(f"cannot get tokenizer.json for hub id {target!r} ({type(e).__name__})",
                            fix="check the id, run once online to fill the Hugging Face cache, "
                                "or pass hf:PATH/tokenizer.json") from None
-    tok = _load_file(f)
-    return HFAdapter(tok, f"hf/{target}", sha256_files([f]))
+    tok, digest = _load_file(f)
+    return HFAdapter(tok, f"hf/{target}", digest)
 
 
-def wordpiece_lowercase_default(vocab: Path) -> bool:
+def wordpiece_lowercase_default(tokens: list[str]) -> bool:
     """Lower-case when the vocabulary is uncased: fewer than 1 % of its Latin-letter tokens hold an
     upper-case letter (bert-base-chinese: 2 of 3,693, so ``Hello`` -> ``hello``, not ``[UNK]``;
-    bert-base-multilingual-cased: 25 %, so case is kept)."""
+    bert-base-multilingual-cased: 25 %, so case is kept).
+
+    >>> wordpiece_lowercase_default(["[UNK]", "hello", "##s"]), wordpiece_lowercase_default(["Hello", "World"])
+    (True, False)
+    """
     upper = lower = 0
-    with open(vocab, encoding="utf-8") as f:
-        for line in f:
-            t = line.strip()
-            if t.startswith("["):
-                continue
-            if any("A" <= c <= "Z" for c in t):
-                upper += 1
-            elif any("a" <= c <= "z" for c in t):
-                lower += 1
+    for line in tokens:
+        t = line.strip()
+        if t.startswith("["):
+            continue
+        if any("A" <= c <= "Z" for c in t):
+            upper += 1
+        elif any("a" <= c <= "z" for c in t):
+            lower += 1
     return upper < 0.01 * max(upper + lower, 1)
+
+
+def wordpiece_vocab(text: str) -> dict[str, int]:
+    """``vocab.txt`` as ``tokenizers`` reads it (``WordPiece::read_file``): line ``i`` (LF or CRLF
+    endings, trailing white space trimmed) is token ``i``; a token given twice keeps its last line.
+
+    >>> wordpiece_vocab("[UNK]\\r\\nhello \\n##s\\n")
+    {'[UNK]': 0, 'hello': 1, '##s': 2}
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return {line.rstrip(): i for i, line in enumerate(lines)}
 
 
 def load_wordpiece(target: str, options: dict[str, str]) -> HFAdapter:
     from tokenizers.implementations import BertWordPieceTokenizer
 
     p = Path(target)
-    if not p.exists():
-        raise TokstatError("vocabulary file not found", path=p, fix="check the path to vocab.txt")
+    data = read_input(p, "vocabulary file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TokstatError(f"not a WordPiece vocab.txt: invalid UTF-8 at byte {e.start}", path=p,
+                           fix="pass a BERT vocab.txt, one token per line, in UTF-8") from None
+    vocab = wordpiece_vocab(text)
     if "lowercase" in options:
         v = options["lowercase"].lower()
         if v not in ("1", "true", "yes", "0", "false", "no"):
@@ -188,17 +215,13 @@ def load_wordpiece(target: str, options: dict[str, str]) -> HFAdapter:
                                fix="write ?lowercase=true or ?lowercase=false")
         lower = v in ("1", "true", "yes")
     else:
-        try:
-            lower = wordpiece_lowercase_default(p)
-        except UnicodeDecodeError as e:
-            raise TokstatError(f"not a WordPiece vocab.txt: invalid UTF-8 at byte {e.start}", path=p,
-                               fix="pass a BERT vocab.txt, one token per line, in UTF-8") from None
+        lower = wordpiece_lowercase_default(list(vocab))
     try:
-        tok = BertWordPieceTokenizer(str(p), lowercase=lower)
+        tok = BertWordPieceTokenizer(vocab, lowercase=lower)
     except Exception as e:
         raise TokstatError(f"not a WordPiece vocab.txt ({str(e).splitlines()[0][:120]})", path=p,
                            fix="pass a BERT vocab.txt, one token per line") from None
     a = HFAdapter(tok._tokenizer, f"wordpiece/{p.parent.name or p.stem}{'[lower]' if lower else '[cased]'}",
-                  sha256_files([p]))
+                  hashlib.sha256(data).hexdigest())
     a.lowercase = lower
     return a

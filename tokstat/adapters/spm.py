@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import os
 from itertools import chain
 from pathlib import Path
@@ -10,7 +12,8 @@ import numpy as np
 import sentencepiece as spm
 
 from ..errors import TokstatError
-from .base import Adapter, fix_byte_runs, flatten, read_training_metadata, sha256_files
+from ..io import read_input
+from .base import Adapter, fix_byte_runs, flatten, read_training_metadata
 
 
 class SPMAdapter(Adapter):
@@ -69,12 +72,12 @@ def _fields(buf: bytes):
         yield field, wt, val
 
 
-def _algorithm(path: Path) -> str:
+def _algorithm(data: bytes) -> str:
     """Read ``trainer_spec.model_type`` from the model proto without protobuf: field 2 of
     ModelProto is TrainerSpec, whose field 3 is model_type (1 UNIGRAM, 2 BPE, 3 WORD, 4 CHAR;
     absent means the default, UNIGRAM)."""
     try:
-        for field, wt, val in _fields(path.read_bytes()):
+        for field, wt, val in _fields(data):
             if field == 2 and wt == 2:
                 for f2, w2, v2 in _fields(val):
                     if f2 == 3 and w2 == 0:
@@ -87,16 +90,15 @@ def _algorithm(path: Path) -> str:
 
 def load_spm(target: str, options: dict[str, str]) -> SPMAdapter:
     p = Path(target)
-    if not p.exists():
-        raise TokstatError("SentencePiece model not found", path=p, fix="check the path to the .model file")
+    data = read_input(p, "SentencePiece model")
     sp = spm.SentencePieceProcessor()
     try:
-        sp.load(str(p))
+        sp.LoadFromSerializedProto(data)
     except Exception as e:
         raise TokstatError(f"not a SentencePiece model ({str(e).splitlines()[0][:120]})", path=p,
                            fix="pass a .model file written by spm_train") from None
     generic = p.name.split(".")[0] in ("tokenizer", "spiece", "sentencepiece")   # tokenizer.model.v1 too
     label = p.parent.name if generic else p.stem
-    ad = SPMAdapter(sp, f"spm/{label}", sha256_files([p]))
-    ad.algorithm = f"sentencepiece {_algorithm(p)}"
+    ad = SPMAdapter(sp, f"spm/{label}", hashlib.sha256(data).hexdigest())
+    ad.algorithm = f"sentencepiece {_algorithm(data)}"
     return read_training_metadata(ad, p)

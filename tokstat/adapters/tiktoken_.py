@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import binascii
+import hashlib
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -14,7 +16,8 @@ import tiktoken
 
 from ..errors import TokstatError
 from ..integrity import check_published
-from .base import Adapter, flatten, sha256_files, spans_from_lengths
+from ..io import read_input
+from .base import Adapter, flatten, spans_from_lengths
 
 #: split patterns by name, for ranks files that do not carry one
 PATTERNS = {
@@ -84,7 +87,6 @@ def seed_cache(name: str) -> bool:
     tiktoken looks for (sha1 of each blob URL), atomically: ``NAME.tiktoken``, or for ``gpt2`` its
     ``vocab.bpe`` and ``encoder.json``, found as ``DIR/FILE`` or ``DIR/NAME/FILE`` in
     :func:`search_dirs`. tiktoken then checks each file's published sha256 as on a download."""
-    import hashlib
     import inspect
     import re
     import tempfile
@@ -109,10 +111,15 @@ def seed_cache(name: str) -> bool:
     from ..io import write_bytes
 
     published = set(re.findall(r'"([0-9a-f]{64})"', inspect.getsource(ctor)))
+    try:
+        cache.mkdir(parents=True, exist_ok=True)   # tiktoken's own cache folder (it creates it too)
+    except OSError as e:
+        raise TokstatError(f"cannot create tiktoken's cache folder: {e.strerror or e}", path=cache,
+                           fix="set TIKTOKEN_CACHE_DIR to a folder you can write to") from None
     for url, path in found.items():
+        data = read_input(path, "tokenizer file")
         if path.suffix == ".tiktoken":
-            check_published(path, sha256_files([path]))
-        data = path.read_bytes()
+            check_published(path, hashlib.sha256(data).hexdigest())
         if path.suffix == ".json" and hashlib.sha256(data).hexdigest() not in published:
             # a re-formatted copy of the same JSON (tiktoken-rs ships encoder.json pretty-printed):
             # tiktoken's published bytes are json.dumps of its content; tiktoken checks the hash
@@ -144,7 +151,7 @@ def _registry(name: str) -> TiktokenAdapter:
                            fix="put NAME.tiktoken in a folder named by $TOKSTAT_TOKENIZERS (or ./tokenizers), "
                                "or pass tiktoken:PATH/NAME.tiktoken?pattern=" + name) from None
     ranks = enc._mergeable_ranks
-    h = __import__("hashlib").sha256(b"".join(base64.b64encode(k) + b" %d\n" % v
+    h = hashlib.sha256(b"".join(base64.b64encode(k) + b" %d\n" % v
                                               for k, v in sorted(ranks.items(), key=lambda kv: kv[1])))
     return TiktokenAdapter(enc, f"tiktoken/{name}", h.hexdigest(), n_regular=len(ranks))
 
@@ -176,28 +183,37 @@ def _encoding(path: Path, pattern: str, ranks: dict[bytes, int]) -> tiktoken.Enc
                            path=path, fix="pass an unmodified ranks file and a valid ?pattern=") from None
 
 
+def parse_ranks(data: bytes) -> dict[bytes, int]:
+    """A ``.tiktoken`` ranks file, parsed as tiktoken's ``load_tiktoken_bpe`` does: one
+    ``BASE64TOKEN RANK`` per non-empty line. Parsed from bytes tokstat read and hashed itself, never
+    through tiktoken's file cache (keyed by the path string, it would serve a changed file's old ranks).
+
+    >>> parse_ranks(b"YQ== 0\\nYg== 1\\n\\nYWI= 2\\n")
+    {b'a': 0, b'b': 1, b'ab': 2}
+    """
+    return {base64.b64decode(token): int(rank)
+            for token, rank in (line.split() for line in data.splitlines() if line)}
+
+
 def _from_file(path: Path, pattern: str | None) -> TiktokenAdapter:
-    if not path.exists():
-        raise TokstatError("tokenizer file not found", path=path, fix="check the path")
-    fh = sha256_files([path])
+    data = read_input(path, "tokenizer file")   # read once: hashed, checked and parsed from these bytes
+    fh = hashlib.sha256(data).hexdigest()
     check_published(path, fh)
     if path.suffix == ".json":  # Mistral tekken: config.pattern + vocab of {rank, token_bytes}
         try:
-            d = json.loads(path.read_text(encoding="utf-8"))
+            d = json.loads(data.decode("utf-8"))
             c = d["config"]
             n_special = c["default_num_special_tokens"]
             ranks = {base64.b64decode(t["token_bytes"]): t["rank"]
                      for t in d["vocab"][: c["default_vocab_size"] - n_special]}
             enc = _encoding(path, pattern and PATTERNS.get(pattern, pattern) or c["pattern"], ranks)
-        except (KeyError, ValueError, TypeError) as e:
-            raise TokstatError(f"not a tekken tokenizer JSON ({e})", path=path,
+        except (KeyError, ValueError, TypeError, binascii.Error) as e:
+            raise TokstatError(f"not a tekken tokenizer JSON ({str(e)[:120]})", path=path,
                                fix="pass the tekken_*.json file unchanged") from None
         return TiktokenAdapter(enc, f"tiktoken/{path.stem}", fh, id_offset=n_special, n_regular=len(ranks))
     try:
-        from tiktoken.load import load_tiktoken_bpe
-
-        ranks = load_tiktoken_bpe(str(path))
-    except Exception as e:
+        ranks = parse_ranks(data)
+    except (ValueError, binascii.Error) as e:
         raise TokstatError(f"not a tiktoken ranks file ({type(e).__name__})", path=path,
                            fix="pass a file of 'base64token rank' lines") from None
     if pattern is None:

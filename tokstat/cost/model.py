@@ -6,6 +6,7 @@ count, d the model width, L layers, V vocabulary, s context length, h_kv the key
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, fields
 from importlib import resources
@@ -108,12 +109,17 @@ def load_presets(extra: str | Path | None = None) -> dict[str, ModelConfig]:
     """Built-in presets (``presets.toml``) plus a user TOML file of the same shape."""
     data = tomllib.loads(resources.files("tokstat.cost").joinpath("presets.toml").read_text(encoding="utf-8"))
     if extra is not None:
+        from ..io import read_input
+
         p = Path(extra)
-        if not p.is_file():
+        if not os.path.lexists(p):
             raise TokstatError("models file not found", path=p, fix="check the path (a TOML file of [name] tables)")
+        raw = read_input(p, "models file")
         try:
-            data.update(tomllib.loads(p.read_text(encoding="utf-8")))
-        except (OSError, tomllib.TOMLDecodeError) as e:
+            data.update(tomllib.loads(raw.decode("utf-8")))
+        except UnicodeDecodeError as e:
+            raise TokstatError(f"invalid UTF-8 at byte {e.start}", path=p, fix="save the models file as UTF-8") from None
+        except tomllib.TOMLDecodeError as e:
             raise TokstatError(f"cannot read model presets ({e})", path=p, fix="write [name] tables of model fields") from None
     out = {}
     for name, d in data.items():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..corpus import Corpus
 from ..errors import TokstatError
+from ..io import regular_file
 from .conllu import load_conllu
 from .gettext import load_gettext
 from .hf import load_hf
@@ -136,7 +137,7 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
             raise TokstatError("--split applies to Hugging Face datasets, not to sharded files",
                                fix="drop --split, or narrow the pattern to the split's files")
         return load_sharded(paths, columns=columns)
-    if not p.exists():
+    if not os.path.lexists(p):
         ms = manifests()
         if spec in ms:
             return _from_manifest(ms[spec], split=split)
@@ -146,6 +147,8 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
             "dataset_info.json", "dataset_dict.json", "state.json"))):
         raise TokstatError(f"--split applies to Hugging Face datasets, not to {p.name}", path=p,
                            fix="drop --split (a file holds one split)")
+    if not p.is_dir():
+        regular_file(p, "corpus file")   # a FIFO, a device or a broken link: one error before any read
     collist = columns   # a list (languages of the columns in order) or a dict (language -> column name)
 
     def no_columns(kind: str) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
+from ..io import regular_file
 from ..langs import normalize_lang
 from .textio import read_lines
 
@@ -88,6 +89,7 @@ def load_conllu(paths: list[Path]) -> Corpus:
     """
     by_lang: dict[str, Path] = {}
     for p in sorted(paths):
+        regular_file(p, "treebank file")
         lang = conllu_language(p)
         if lang in by_lang:
             raise TokstatError(f"two treebanks for language {lang}: {by_lang[lang].name} and {p.name}", path=p,

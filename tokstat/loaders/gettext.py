@@ -14,6 +14,7 @@ import polib
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
+from ..io import regular_file
 from ..langs import normalize_lang, normalize_langs
 
 
@@ -80,8 +81,7 @@ def check_mo(path: Path) -> None:
 
 
 def read_catalogue(path: Path) -> polib._BaseFile:
-    if not path.exists():
-        raise TokstatError("file not found", path=path, fix="check the path")
+    regular_file(path, "corpus file")   # a FIFO or a device would be read forever
     if path.suffix == ".mo":
         check_mo(path)
     try:

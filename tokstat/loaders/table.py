@@ -12,6 +12,7 @@ import polars as pl
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
+from ..io import regular_file
 from ..langs import normalize_lang, normalize_langs
 from .fields import lookup
 from .textio import read_lines
@@ -181,8 +182,7 @@ def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = N
     Tatoeba/manythings exports (``cmn.txt``: English, translation, attribution; no header) are
     recognised: the second column's language is the file stem (``cmn`` -> ``zh``); they are never quoted.
     """
-    if not path.exists():
-        raise TokstatError("file not found", path=path, fix="check the path")
+    regular_file(path, "corpus file")   # a FIFO or a device would be read forever
     if quoting not in QUOTINGS:
         raise TokstatError(f"unknown quoting {quoting!r}", fix=f"use one of {', '.join(QUOTINGS)}")
     delim = "," if path.suffix == ".csv" else "\t"
@@ -277,8 +277,7 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
                 id_prefix: str = "") -> Corpus:
     """JSONL (``.jsonl``/``.ndjson``) or Parquet, streamed in batches with polars. Without an id
     column, segment ids are ``id_prefix`` + the row number (from 1)."""
-    if not path.exists():
-        raise TokstatError("file not found", path=path, fix="check the path")
+    regular_file(path, "corpus file")   # a FIFO or a device would be read forever
     is_parquet = path.suffix == ".parquet"
 
     if is_parquet:
@@ -341,6 +340,8 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
 def load_sharded(paths: list[Path], *, columns: list[str] | dict[str, str] | None = None) -> Corpus:
     """Many JSONL/Parquet files with the same language columns as one corpus, read in path order;
     ``shards`` lets each worker read whole files. Ids without an id column are ``STEM:ROW``."""
+    for p in paths:
+        regular_file(p, "shard")
     # a JSONL shard without a row (a writer with more shards than rows) holds nothing to lose
     full = [p for p in paths if p.suffix.lower() == ".parquet" or any(t.strip() for _, t in read_lines(p))]
     if not full:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
+from ..io import regular_file
 from ..langs import normalize_lang, normalize_langs
 from .textio import read_lines
 
@@ -19,7 +20,9 @@ def language_files(directory: Path, langmap: dict[str, str] | None = None) -> di
     """
     files: dict[str, Path] = {}
     cands = [p for p in sorted(directory.iterdir())
-             if p.is_file() and not p.name.startswith(".") and p.suffix in SUFFIXES and p.name.lower() != "readme"]
+             if not p.is_dir() and not p.name.startswith(".") and p.suffix in SUFFIXES and p.name.lower() != "readme"]
+    for p in cands:   # a language's file that is a FIFO, a device or a broken link is an error, never an absence
+        regular_file(p, "language file")
     stems = [p.name.split(".")[0] for p in cands]
     for p in cands:   # unknown codes are reported with their own file
         if p.name.split(".")[0] not in (langmap or {}):

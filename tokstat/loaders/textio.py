@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import TokstatError
+from ..io import regular_file
 
 BOM = b"\xef\xbb\xbf"
 
@@ -29,8 +30,7 @@ def read_lines(path: Path, *, errors: str = "strict", keepends: bool = False,
     over ``max_line_bytes``, and a file that is one line holding CRs (classic Mac line endings,
     which would read as one segment).
     """
-    if not path.exists():
-        raise TokstatError("file not found", path=path, fix="check the path")
+    regular_file(path, "corpus file")   # a FIFO or a device would be read forever
     check_not_utf16(path)
     offset = 0
     with open(path, "rb") as f:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
+from ..io import regular_file
 from ..langs import normalize_lang, normalize_langs
 from .textio import check_utf8_file
 
@@ -43,8 +44,7 @@ def _langs_and_count(path: Path) -> dict[str, str]:
 
 
 def _iter_tu(path: Path):
-    if not path.exists():
-        raise TokstatError("file not found", path=path, fix="check the path")
+    regular_file(path, "corpus file")   # a FIFO or a device would be read forever
     try:
         for event, el in ET.iterparse(path, events=("end",)):
             if el.tag == "tu":

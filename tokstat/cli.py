@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from .errors import TokstatError
-from .fmt import fmt, with_interval
+from .fmt import fmt, visible, with_interval
 from .io import check_outputs
 
 ALGOS = ["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]
@@ -45,8 +45,24 @@ def _console():
     return Console(width=100_000 if WIDE["on"] else width(), soft_wrap=WIDE["on"])
 
 
+def json_for_terminal(text: str) -> str:
+    """JSON with the C1 controls and bidi overrides a JSON writer may leave raw written as ``\\u`` escapes
+    (still the same JSON value).
+
+    >>> json_for_terminal('["a\u009b"]')
+    '["a\\\\u009b"]'
+    """
+    import re
+
+    return re.sub(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _print(*parts, **kw) -> None:
-    _console().print(*parts, **kw)
+    """Print to the terminal: strings as plain text (never rich markup) with control characters
+    shown as escapes (:func:`~tokstat.fmt.visible`); tables and texts as they are."""
+    from rich.text import Text
+
+    _console().print(*[Text(visible(p)) if isinstance(p, str) else p for p in parts], **kw)
 
 
 # ---------------------------------------------------------------- shared options
@@ -155,11 +171,13 @@ def corpus_info_cmd(spec, **kw):
     from .corpus import corpus_info
 
     info = corpus_info(load(spec, **_pop_corpus(kw)))
-    t = Table(title=f"{info.name}: {info.segments} segments")
+    from rich.text import Text
+
+    t = Table(title=Text(visible(f"{info.name}: {info.segments} segments")))
     for col in ("language", "segments", "empty", "chars", "bytes"):
         t.add_column(col, justify="right" if col != "language" else "left")
     for lang, d in info.per_language.items():
-        t.add_row(lang, *(f"{d[k]:,}" for k in ("segments", "empty", "chars", "bytes")))
+        t.add_row(Text(visible(lang)), *(f"{d[k]:,}" for k in ("segments", "empty", "chars", "bytes")))
     _print(t)
 
 
@@ -223,16 +241,16 @@ def _table(title: str, cols: list[tuple[str, str]], rows, cell=None, *, wide_col
         while total(cols) > w and len(cols) > 2:
             left_out.append(cols.pop()[1])
     caption = f"{len(left_out)} more column(s) ({', '.join(reversed(left_out))}): --wide" if left_out else None
-    t = Table(title=Text(title), caption=Text(caption) if caption else None, box=box.SIMPLE_HEAD, padding=(0, 1),
+    t = Table(title=Text(visible(title)), caption=Text(caption) if caption else None, box=box.SIMPLE_HEAD, padding=(0, 1),
               pad_edge=False, collapse_padding=True)
     for c, head in cols:
         t.add_column(Text(head), justify="left" if c in LEFT_COLUMNS else "right",
                      no_wrap=c not in TEXT_COLUMNS, overflow="fold")
     for x in cells:
-        t.add_row(*[Text(x[c]) for c, _ in cols])
+        t.add_row(*[Text(visible(x[c])) for c, _ in cols])
     if not legend:
         return t
-    return Group(t, *[Text(f"  {k} = {v}", style="dim") for k, v in legend.items()])
+    return Group(t, *[Text(visible(f"  {k} = {v}"), style="dim") for k, v in legend.items()])
 
 
 def _signatures(df) -> None:
@@ -240,7 +258,7 @@ def _signatures(df) -> None:
 
     for sig in dict.fromkeys(df["signature"].to_list()):
         # soft-wrapped: one line however narrow the terminal, so that it copies whole
-        _print(Text(sig, style="dim"), soft_wrap=True)
+        _print(Text(visible(sig), style="dim"), soft_wrap=True)
 
 
 @cli.command()
@@ -400,12 +418,14 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
 
         click.echo(json.dumps(model_summary(m), indent=2))
         return
-    t = Table(title=f"{m.name}: {m.source or 'custom shape'}")
+    from rich.text import Text
+
+    t = Table(title=Text(visible(f"{m.name}: {m.source or 'custom shape'}")))
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_column("formula")
     for q, v, f in model_info(m):
-        t.add_row(q, v, f)
+        t.add_row(Text(visible(q)), Text(visible(v)), Text(visible(f)))
     t.add_row(f"gradient all-reduce, {gpus}× {gpu_name}", f"{allreduce_seconds(m, gpus, g.interconnect_gb_s):.3f} s",
               f"2·(n−1)/n·2·params B / {g.interconnect_gb_s:g} GB/s (ring)")
     _print(t)
@@ -470,7 +490,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
                   prompt_chars=prompt_chars, output_chars=output_chars, tp=tp, pp=pp, zero=zero, recompute=recompute,
                   micro_batch=micro_batch, precision=train_precision, goodput=goodput, vocab=vocab, max_unk=max_unk)
     if as_json:
-        click.echo(cdf.write_json())
+        click.echo(json_for_terminal(cdf.write_json()))
         if out:
             write_tables({out: cdf})
         return
@@ -568,6 +588,8 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
     else:
         from rich.table import Table
 
+        from rich.text import Text
+
         t = Table(title=f"tokstat vocab-plan — recommended vocabulary {plan.recommended_vocab_size:,}")
         t.add_column("approach (Tao et al. 2024)")
         t.add_column("their curve", justify="right")
@@ -575,7 +597,7 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
         for k, v in plan.approaches.items():
             t.add_row(k.replace("_", " "), f"{plan.tao_approaches[k]:,}", f"{v:,}")
         for lang, v in plan.per_language.items():
-            t.add_row(f"{lang} alone", "", f"{v:,}")
+            t.add_row(Text(visible(f"{lang} alone")), "", f"{v:,}")
         _print(t)
         _print(f"flat region (training FLOPs within 1% of the least): {plan.flat_region[0]:,}–{plan.flat_region[1]:,}")
         if plan.fairness:
@@ -745,7 +767,7 @@ def _warning(message, category, filename, lineno, file=None, line=None):
 
     if issubclass(category, (DeprecationWarning, PendingDeprecationWarning)) and not os.environ.get("TOKSTAT_DEBUG"):
         return
-    click.echo(f"tokstat: warning: {message}", err=True)
+    click.echo(f"tokstat: warning: {visible(message)}", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -762,16 +784,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cli.main(args=args, standalone_mode=False)
     except TokstatError as e:
-        click.echo(f"tokstat: error: {e}", err=True)
+        click.echo(f"tokstat: error: {visible(e)}", err=True)
         return 2
     except (click.exceptions.Abort, KeyboardInterrupt) as e:
         term = isinstance(e, Terminated) or isinstance(e.__cause__ or e.__context__, Terminated)
         click.echo(f"tokstat: {'terminated' if term else 'interrupted'}; no output was written, rerun: "
-                   f"tokstat {shlex.join(args)}", err=True)
+                   f"tokstat {visible(shlex.join(args))}", err=True)
         return 143 if term else 130
     except click.UsageError as e:
         cmd = e.ctx.command_path.replace("python -m tokstat.cli", "tokstat") if e.ctx else "tokstat"
-        click.echo(f"tokstat: error: {e.format_message()} (fix: see {cmd} --help)", err=True)
+        click.echo(f"tokstat: error: {visible(e.format_message())} (fix: see {visible(cmd)} --help)", err=True)
         return 2
     except click.ClickException as e:
         e.show()
@@ -782,7 +804,7 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("TOKSTAT_DEBUG"):
             raise
         msg = str(e).splitlines()[0][:200] if str(e) else ""
-        click.echo(f"tokstat: internal error: {type(e).__name__}: {msg} (fix: rerun with TOKSTAT_DEBUG=1 for "
+        click.echo(f"tokstat: internal error: {type(e).__name__}: {visible(msg)} (fix: rerun with TOKSTAT_DEBUG=1 for "
                    "the traceback and report it)", err=True)
         return 1
     finally:

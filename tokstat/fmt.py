@@ -85,3 +85,21 @@ def short_ids(ids: list[str], width: int) -> dict[str, str]:
                 tag = f"#{seen[s]}"
                 out[i] = s[:max(1, width - len(tag))] + tag if len(s) + len(tag) > width else s + tag
     return out
+
+
+#: characters a terminal would act on instead of showing: C0 and C1 controls, DEL, and the
+#: bidirectional overrides and isolates that reorder what is shown (tab and line feed included: in a
+#: table cell or an error line they break the layout)
+CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0))}
+CONTROL.update({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+
+
+def visible(text: object) -> str:
+    """``text`` safe to print on a terminal: every control character (ESC, BEL, CR, C1 such as
+    CSI, a bidi override) shown as its escape, so data can never change a title, write the
+    clipboard or move the cursor.
+
+    >>> visible("ok\\x1b]0;pwned\\x07 \\u202eevil\\ttab")
+    'ok\\\\x1b]0;pwned\\\\x07 \\\\u202eevil\\\\x09tab'
+    """
+    return str(text).translate(CONTROL)

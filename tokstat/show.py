@@ -9,13 +9,13 @@ no input (SentencePiece's dummy prefix ``▁`` before a CJK character) is ``∅`
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import polars as pl
 
 from .adapters import Adapter, load_tokenizer
 from .errors import TokstatError
+from .fmt import visible
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def rich_lines(text: str, result: dict[str, list[Piece]], ids: bool = False, pla
         out.append(Text(f"{name}: {len(ps)} tokens, {len(ps) / n_chars:.3f} per character", style="bold"))
         t = Text()
         for k, p in enumerate(ps):
-            shown = p.shown.replace("\n", "⏎")
+            shown = visible(p.shown.replace("\n", "⏎"))   # ESC, BEL, CR …: shown, never sent to the terminal
             if plain:
                 t.append(("│" if k else "") + (f"⟨unk:{shown}⟩" if p.kind == "unk" else shown))
             else:
@@ -121,20 +121,23 @@ def rich_lines(text: str, result: dict[str, list[Piece]], ids: bool = False, pla
     return out
 
 
-def html_fragment(text: str, result: dict[str, list[Piece]], ids: bool = False) -> str:
-    """The same view as a self-contained HTML fragment (inline styles, no script)."""
-    parts = ['<div class="tokstat-show" style="font-family:ui-monospace,monospace;line-height:1.9">']
+def html_fragment(text: str, result: dict[str, list[Piece]], ids: bool = False):
+    """The same view as a self-contained HTML fragment (inline styles, no script), escaped by
+    construction (:mod:`tokstat.markup`): a :class:`markupsafe.Markup`."""
+    from .markup import Markup, h, join
+
+    parts = [Markup('<div class="tokstat-show" style="font-family:ui-monospace,monospace;line-height:1.9">')]
     for name, ps in result.items():
-        parts.append(f"<p><b>{html.escape(name)}</b>: {len(ps)} tokens, {len(ps) / len(text):.3f} per character<br>")
+        parts.append(h("<p><b>{}</b>: {} tokens, {:.3f} per character<br>", name, len(ps), len(ps) / len(text)))
         for k, p in enumerate(ps):
             title = f"id {p.id}, bytes {p.start}-{p.end}" + ("" if p.kind == "text" else f", {p.kind}")
-            parts.append(f'<span title="{html.escape(title)}" style="background:{CSS[p.kind][k % 2]};'
-                         f'padding:1px 0;white-space:pre">{html.escape(p.shown)}</span>')
+            parts.append(h('<span title="{}" style="background:{};padding:1px 0;white-space:pre-wrap;'
+                           'overflow-wrap:anywhere">{}</span>', title, CSS[p.kind][k % 2], p.shown))
         if ids:
-            parts.append('<br><small style="color:#666">' + " ".join(str(p.id) for p in ps) + "</small>")
-        parts.append("</p>")
-    parts.append("</div>\n")
-    return "".join(parts)
+            parts.append(h('<br><small style="color:#666">{}</small>', " ".join(str(p.id) for p in ps)))
+        parts.append(Markup("</p>"))
+    parts.append(Markup("</div>\n"))
+    return join("", parts)
 
 
 def worst(segments: pl.DataFrame, *, tokenizer: str | None = None, language: str | None = None, pivot: str = "en",

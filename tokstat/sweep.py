@@ -116,6 +116,8 @@ def plot_sweep(df: pl.DataFrame, path: str | os.PathLike | None = None) -> bytes
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcParams["text.parse_math"] = False   # a "$" in a language or tokenizer id is text, never math
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=120)
     for lang in sorted(df["language"].unique().to_list()):
         d = df.filter(pl.col("language") == lang).sort("vocab_size")

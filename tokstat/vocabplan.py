@@ -498,6 +498,8 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcParams["text.parse_math"] = False   # a "$" in a language or tokenizer id is text, never math
+
     from .io import figure_bytes, write_bytes
 
     grid = np.geomspace(V_MIN, 512_000, 300)

@@ -6,20 +6,20 @@ them against the tables, and the id of the section holding its evidence.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import polars as pl
 
 from ..cost.projection import MAX_UNK, pivot_of
 from ..fmt import fmt, money
+from ..markup import Markup, h, join
 
 
 @dataclass
 class Answer:
     key: str
-    question: str
-    html: str
+    question: Markup
+    html: Markup
     evidence: str                       # id of the element holding the evidence
     numbers: dict[str, float] = field(default_factory=dict)
 
@@ -112,25 +112,25 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
     if c is not None and c.height:
         v = v or verdict(c, extras.get("mix"))
         pivot, bad, rank, w = v.pivot, v.bad, v.rank, v.weights
-        left = ("" if not bad else " Not recommended, as they lose text: "
-                + "; ".join(f"{html.escape(t)} ({html.escape(y)})" for t, y in bad.items()) + ".")
+        left = (Markup("") if not bad else
+                h(" Not recommended, as they lose text: {}.", join("; ", [h("{} ({})", t, y) for t, y in bad.items()])))
         if rank.height:
             best = rank["tokenizer"][0]
             rows = {r["language"]: r for r in c.filter(pl.col("tokenizer") == best).iter_rows(named=True)}
             mixs = ", ".join(f"{k} {v:.0%}" for k, v in w.items())
-            nxt = (f"; next: {html.escape(rank['tokenizer'][1])} {rank['score'][1]:.3f}" if rank.height > 1 else "")
-            parts = [f"{rows[lang]['premium']:.2f}× the {pivot} tokens in {html.escape(lang)}{_ci(rows[lang])}"
+            nxt = h("; next: {} {:.3f}", rank["tokenizer"][1], rank["score"][1]) if rank.height > 1 else ""
+            parts = [h("{:.2f}× the {} tokens in {}{}", rows[lang]["premium"], pivot, lang, _ci(rows[lang]))
                      for lang in rows if pivot is not None and lang != pivot and rows[lang]["premium"] is not None]
-            text = (f"<b>{html.escape(best)}</b>: the fewest tokens for this mix ({rank['score'][0]:.3f} tokens per "
-                    f"character of {mixs}{nxt}) among {rank.height} reliable tokenizer(s)"
-                    + ("; for the same content it needs " + "; ".join(parts) if parts else "") + "." + left)
+            text = h("<b>{}</b>: the fewest tokens for this mix ({:.3f} tokens per character of {}{}) among {} "
+                     "reliable tokenizer(s){}.{}", best, rank["score"][0], mixs, nxt, rank.height,
+                     h("; for the same content it needs {}", join("; ", parts)) if parts else "", left)
             nums = {f"premium:{lang}": rows[lang]["premium"] for lang in rows
                     if pivot is not None and lang != pivot and rows[lang]["premium"] is not None}
             nums["score"] = rank["score"][0]
-            out.append(Answer("tokenizer", "Which tokenizer?", text, f"{prefix}premium", nums))
+            out.append(Answer("tokenizer", Markup("Which tokenizer?"), text, f"{prefix}premium", nums))
         else:
-            out.append(Answer("tokenizer", "Which tokenizer?",
-                              "None of the tokenizers compared is reliable on every language." + left,
+            out.append(Answer("tokenizer", Markup("Which tokenizer?"),
+                              Markup("None of the tokenizers compared is reliable on every language.") + left,
                               f"{prefix}table-compare"))
         k = sec.get("cost")
         if best is not None and pivot is not None:
@@ -141,51 +141,51 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
             for lang, r in rows.items():
                 if lang == pivot or r["premium"] is None:
                     continue
-                s = f"<li><b>{html.escape(lang)}</b>: {r['premium']:.2f}× the tokens{_ci(r)}"
+                s = h("<li><b>{}</b>: {:.2f}× the tokens{}", lang, r["premium"], _ci(r))
                 nums[f"premium:{lang}"] = r["premium"]
                 kr, kp = cost.get(lang), cost.get(pivot)
                 if kr is not None and kp is not None:
-                    s += (f"; training {money(kr['dollars'])} vs {money(kp['dollars'])} "
-                          f"({kr['cost_multiplier']:.2f}×)")
+                    s += h("; training {} vs {} ({:.2f}×)", money(kr["dollars"]), money(kp["dollars"]),
+                           kr["cost_multiplier"])
                     nums[f"dollars:{lang}"] = kr["dollars"]
                     if kr.get("usd_per_request") is not None and kr.get("serving_multiplier") is not None:
-                        s += (f"; serving {money(kr['usd_per_request'] * 1000)} vs {money(kp['usd_per_request'] * 1000)}"
-                              f" per 1,000 requests ({kr['serving_multiplier']:.2f}×)")
+                        s += h("; serving {} vs {} per 1,000 requests ({:.2f}×)", money(kr["usd_per_request"] * 1000),
+                               money(kp["usd_per_request"] * 1000), kr["serving_multiplier"])
                         nums[f"serving_multiplier:{lang}"] = kr["serving_multiplier"]
-                items.append(s + "</li>")
+                items.append(s + Markup("</li>"))
             if items:
-                out.append(Answer("cost", f"What does each language cost against {html.escape(pivot)}?",
-                                  f"With {html.escape(best)}, for the same content:<ul>{''.join(items)}</ul>",
+                out.append(Answer("cost", h("What does each language cost against {}?", pivot),
+                                  h("With {}, for the same content:<ul>{}</ul>", best, join("", items)),
                                   f"{prefix}cost" if cost else f"{prefix}premium", nums))
     plan = extras.get("plan")
     if plan is not None:
         def beyond(lang, v):
             sizes = plan.fit.get(lang, {}).get("swept_sizes") or []
             return bool(sizes) and not min(sizes) <= v <= max(sizes)
-        per = ", ".join(f"{html.escape(k)} {v:,}" + (" (extrapolated)" if beyond(k, v) else "")
-                        for k, v in plan.per_language.items())
+        per = join(", ", [h("{} {:,}{}", k, v, " (extrapolated)" if beyond(k, v) else "")
+                          for k, v in plan.per_language.items()])
         swept = sorted({x for f in plan.fit.values() for x in f["swept_sizes"]})
         ext = (f" It lies outside the swept {swept[0]:,}–{swept[-1]:,}: sweep up to it to confirm."
                if swept and not swept[0] <= plan.recommended_vocab_size <= swept[-1] else "")
         mixs = ", ".join(f"{k}={v / sum(plan.mix.values()):.0%}" for k, v in plan.mix.items()) if plan.mix else ""
         model = extras.get("model") or "the model"
         if plan.fit:
-            text = (f"<b>{plan.recommended_vocab_size:,}</b> tokens for {html.escape(model)} on "
-                    f"{html.escape(mixs or 'this corpus')} (training FLOPs for the same text within 1 % of the least "
-                    f"from {plan.flat_region[0]:,} to {plan.flat_region[1]:,}; per language: {per}); fitted on the "
-                    "sweep, Tao et al.'s method." + ext)
+            text = h("<b>{:,}</b> tokens for {} on {} (training FLOPs for the same text within 1 % of the least "
+                     "from {:,} to {:,}; per language: {}); fitted on the sweep, Tao et al.'s method.{}",
+                     plan.recommended_vocab_size, model, mixs or "this corpus", plan.flat_region[0],
+                     plan.flat_region[1], per, ext)
         else:
-            text = (f"<b>{plan.recommended_vocab_size:,}</b> tokens for {html.escape(model)} by Tao et al.'s "
-                    "English-centric curve (flat from "
-                    f"{plan.flat_region[0]:,} to {plan.flat_region[1]:,}): this report has no sweep of your corpus; "
-                    "add <code>--sweep bpe:8000,16000,32000</code> for a size fitted to your languages.")
-        out.append(Answer("vocab", "Which vocabulary size?", text, f"{prefix}vocabulary",
+            text = h("<b>{:,}</b> tokens for {} by Tao et al.'s English-centric curve (flat from {:,} to {:,}): "
+                     "this report has no sweep of your corpus; add <code>--sweep bpe:8000,16000,32000</code> for a "
+                     "size fitted to your languages.", plan.recommended_vocab_size, model, plan.flat_region[0],
+                     plan.flat_region[1])
+        out.append(Answer("vocab", Markup("Which vocabulary size?"), text, f"{prefix}vocabulary",
                           {"recommended_vocab_size": plan.recommended_vocab_size}))
     return out
 
 
-def assumptions(sec, extras: dict | None = None) -> list[tuple[str, str]]:
-    """``(label, text)`` pairs: what the numbers assume."""
+def assumptions(sec, extras: dict | None = None) -> list[tuple[str, Markup]]:
+    """``(label, text)`` pairs: what the numbers assume (the text escaped by construction)."""
     extras = extras or {}
     out: list[tuple[str, str]] = []
     c = sec.get("compare") if sec.get("compare") is not None else sec.get("sweep")
@@ -195,28 +195,28 @@ def assumptions(sec, extras: dict | None = None) -> list[tuple[str, str]]:
         words = sorted({p.split(":", 1)[1] for s in sigs for p in s.split("|") if p.startswith("words:")})
         scripts = sorted({p.split(":", 1)[1] for s in sigs for p in s.split("|") if p.startswith("script:")})
         segs = c["segments"].max() if "segments" in c.columns else None
-        out.append(("corpus", f"{html.escape(sec.corpus or 'unnamed')}: {fmt(segs)} segments, languages "
-                    f"{', '.join(html.escape(x) for x in c['language'].unique(maintain_order=True).to_list())}"
-                    + (f"; Chinese script {', '.join(scripts)}" if scripts else "")
-                    + (f"; normalisation {', '.join(norm)}" if norm else "")
-                    + (f"; words by {', '.join(html.escape(w) for w in words)}" if words else "")))
-        out.append(("counts", "tokens exclude special tokens; the premium is tokens for the same parallel text "
+        out.append(("corpus", h("{}: {} segments, languages {}{}{}{}", sec.corpus or "unnamed", fmt(segs),
+                                ", ".join(map(str, c["language"].unique(maintain_order=True).to_list())),
+                                f"; Chinese script {', '.join(scripts)}" if scripts else "",
+                                f"; normalisation {', '.join(norm)}" if norm else "",
+                                f"; words by {', '.join(words)}" if words else "")))
+        out.append(("counts", Markup("tokens exclude special tokens; the premium is tokens for the same parallel text "
                               "relative to the pivot, a ratio of sums (Petrov et al. 2023) with a 95 % bootstrap "
-                              "interval over segments; the mean of per-segment ratios (TokSuite) is in the full table"))
+                              "interval over segments; the mean of per-segment ratios (TokSuite) is in the full table")))
     k = sec.get("cost") if sec.get("cost") is not None else sec.get("sweep_cost")
     if k is not None and k.height:
         r = k.row(0, named=True)
         if r.get("model"):
-            out.append(("model", f"{html.escape(str(r['model']))}, vocabulary: {html.escape(str(r['vocab_source']))}"))
+            out.append(("model", h("{}, vocabulary: {}", r["model"], r["vocab_source"])))
         if r.get("gpu"):
-            out.append(("hardware", f"{r.get('gpus') or 1}× {html.escape(str(r['gpu']))}, MFU {r['mfu']:.1%} "
-                                    f"({html.escape(str(r['mfu_source']))}), {r['train_precision']}"))
-        out.append(("price", f"{money(r['price_usd_h'])} per GPU-hour ({html.escape(str(r['price_source']))})"))
-        out.append(("training volume", html.escape(str(r["volume"]))))
+            out.append(("hardware", h("{}× {}, MFU {:.1%} ({}), {}", r.get("gpus") or 1, r["gpu"], r["mfu"],
+                                      r["mfu_source"], r["train_precision"])))
+        out.append(("price", h("{} per GPU-hour ({})", money(r["price_usd_h"]), r["price_source"])))
+        out.append(("training volume", h("{}", r["volume"])))
         if r.get("prompt_chars") is not None:
-            out.append(("request", f"{r['prompt_chars']:,.0f} characters in, {r['output_chars']:,.0f} out, of "
-                                   "pivot-language content (the same content in every language)"))
+            out.append(("request", h("{:,.0f} characters in, {:,.0f} out, of pivot-language content (the same "
+                                     "content in every language)", r["prompt_chars"], r["output_chars"])))
     plan = extras.get("plan")
     if plan is not None:
-        out.append(("vocabulary plan", "; ".join(html.escape(a) for a in plan.assumptions)))
+        out.append(("vocabulary plan", join("; ", plan.assumptions)))
     return out

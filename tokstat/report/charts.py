@@ -44,7 +44,8 @@ def _plt():
 
     plt.rcParams.update({"font.size": FONT, "axes.titlesize": FONT + 1, "axes.labelsize": FONT,
                          "xtick.labelsize": FONT, "ytick.labelsize": FONT, "legend.fontsize": FONT,
-                         "svg.fonttype": "none", "svg.hashsalt": "tokstat"})
+                         "svg.fonttype": "none", "svg.hashsalt": "tokstat",
+                         "text.parse_math": False})   # a "$" in a language or tokenizer id is text, never math
     return plt
 
 

@@ -5,14 +5,13 @@ script that only make the tables sortable by a click (everything reads without i
 
 from __future__ import annotations
 
-import html
-
 import polars as pl
 
 from .._version import __version__
 from ..fmt import fmt, with_interval
 from .answers import Answer, Verdict, answers, assumptions, verdict
 from .charts import Chart, allocation_chart, bars, boxes, histograms, plan_curves, svg, sweep_curves
+from ..markup import Markup, h, join, trusted
 
 CSS = """
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fff}
@@ -41,7 +40,7 @@ code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;overfl
 .note{font-size:14px;color:#444}.view{overflow-wrap:anywhere}
 """
 
-SORT_JS = """<script>
+SORT_JS = Markup("""<script>
 document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventListener('click', () => {
   const body = th.closest('table').tBodies[0], rows = [...body.rows], asc = th.dataset.asc !== '1';
   const key = r => { const c = r.cells[i]; return c.dataset.v !== undefined ? parseFloat(c.dataset.v) : c.textContent; };
@@ -49,7 +48,7 @@ document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventLis
     return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))) * (asc ? 1 : -1); });
   th.dataset.asc = asc ? '1' : '0'; rows.forEach(r => body.appendChild(r));
 }));
-</script>"""
+</script>""")
 
 #: the compact tables: (column, heading)
 COMPARE_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"), ("premium", "premium [95 % CI]"),
@@ -68,34 +67,44 @@ LEFT = {"tokenizer", "language", "not_recommended_because", "text", "pivot_text"
 HIDDEN = {"_file", "signature"}
 
 
-def _cell(r: dict, col: str) -> str:
+def _cell(r: dict, col: str) -> Markup:
     v = r.get(col)
     text = with_interval(v, r.get("premium_ci_low"), r.get("premium_ci_high")) if col == "premium" else fmt(v, col)
-    sort = f' data-v="{v!r}"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
-    cls = ' class="l"' if col in LEFT else ""
-    body = html.escape(text)
+    sort = h(' data-v="{!r}"', v) if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
+    cls = "l" if col in LEFT else ""
+    body = h("{}", text)
     if col in ("text", "pivot_text"):
-        cls = ' class="txt"'
+        cls = "txt"
     elif col == "tokenizer":      # long ids wrap after a "/" or "-" instead of widening the table
-        cls = ' class="l id"'
-        body = body.replace("/", "/<wbr>").replace("-", "-<wbr>")
-    return f"<td{cls}{sort}>{body}</td>"
+        cls = "l id"
+        body = join("", [h("{}<wbr>", piece) for piece in _wrap_points(text)])
+    return h("<td{}{}>{}</td>", h(' class="{}"', cls) if cls else "", sort, body)
 
 
-def table(df: pl.DataFrame, cols: list[tuple[str, str]], *, tid: str = "", bad: set[str] = frozenset()) -> str:
-    cols = [(c, h) for c, h in cols if c in df.columns]
-    left, grey = ' class="l"', ' class="bad"'
-    head = "".join(f"<th{left if c in LEFT else ''}>{html.escape(h)}</th>" for c, h in cols)
-    rows = "".join(f"<tr{grey if r.get('tokenizer') in bad else ''}>"
-                   + "".join(_cell(r, c) for c, _ in cols) + "</tr>" for r in df.iter_rows(named=True))
-    idattr = f' id="{tid}"' if tid else ""
-    return (f'<div class="scroll"{idattr}><table class="sortable"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{rows}</tbody></table></div>")
+def _wrap_points(text: str) -> list[str]:
+    """``text`` cut after each "/" and "-" (where a long id may wrap).
+
+    >>> _wrap_points("tiktoken/cl100k-base")
+    ['tiktoken/', 'cl100k-', 'base']
+    """
+    import re
+
+    return [x for x in re.split(r"(?<=[/-])", text) if x]
 
 
-def full(df: pl.DataFrame, what: str) -> str:
+def table(df: pl.DataFrame, cols: list[tuple[str, str]], *, tid: str = "", bad: set[str] = frozenset()) -> Markup:
+    cols = [(c, head) for c, head in cols if c in df.columns]
+    left, grey = Markup(' class="l"'), Markup(' class="bad"')
+    heads = join("", [h("<th{}>{}</th>", left if c in LEFT else "", head) for c, head in cols])
+    rows = join("", [h("<tr{}>{}</tr>", grey if r.get("tokenizer") in bad else "", join("", [_cell(r, c) for c, _ in cols]))
+                     for r in df.iter_rows(named=True)])
+    return h('<div class="scroll"{}><table class="sortable"><thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>',
+             h(' id="{}"', tid) if tid else "", heads, rows)
+
+
+def full(df: pl.DataFrame, what: str) -> Markup:
     cols = [(c, c) for c in df.columns if c not in HIDDEN]
-    return f"<details><summary>Full {what} table ({len(cols)} columns)</summary>{table(df, cols)}</details>"
+    return h("<details><summary>Full {} table ({} columns)</summary>{}</details>", what, len(cols), table(df, cols))
 
 
 def _per_1k(k: pl.DataFrame | None) -> pl.DataFrame | None:
@@ -104,13 +113,13 @@ def _per_1k(k: pl.DataFrame | None) -> pl.DataFrame | None:
     return k.with_columns((pl.col("usd_per_request") * 1000).alias("usd_per_1k_requests"))
 
 
-def _figure(ch: Chart) -> str:
-    return (f'<figure class="chart" id="chart-{ch.name}" data-chart="{ch.name}">{svg(ch.figure)}'
-            f"<figcaption>{html.escape(ch.caption or ch.title)}</figcaption></figure>")
+def _figure(ch: Chart) -> Markup:
+    return h('<figure class="chart" id="chart-{name}" data-chart="{name}">{svg}<figcaption>{cap}</figcaption></figure>',
+             name=ch.name, svg=trusted(svg(ch.figure)), cap=ch.caption or ch.title)
 
 
-def _charts(figs: list[Chart]) -> str:
-    return '<div class="charts">' + "".join(_figure(f) for f in figs) + "</div>" if figs else ""
+def _charts(figs: list[Chart]) -> Markup:
+    return h('<div class="charts">{}</div>', join("", [_figure(f) for f in figs])) if figs else Markup("")
 
 
 def _order(c: pl.DataFrame, pivot: str | None) -> list[str]:
@@ -118,7 +127,7 @@ def _order(c: pl.DataFrame, pivot: str | None) -> list[str]:
     return [lang for lang in langs if lang != pivot] + ([pivot] if pivot in langs else [])
 
 
-def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None = None) -> str:
+def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None = None) -> Markup:
     """The evidence for one corpus (``v``: its comparison's :func:`~.answers.verdict`); the charts
     drawn are appended to ``figs``."""
     from ..show import worst
@@ -137,13 +146,12 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
         shown = c.with_columns(pl.col("tokenizer").replace_strict(order, default=len(order), return_dtype=pl.Int64)
                                .alias("_rank")).sort("language", "_rank", "tokenizer").drop("_rank")
         compact = shown.filter(pl.col("language") != pivot) if pivot is not None and others else shown
-        parts.append(f'<h2 id="{prefix}tokenizers">Tokenizers</h2><p class="note">Rows sorted by language, then by '
-                     "the ranking of the answer above; grey rows lose text (⚠ in the charts). "
-                     + (f"The pivot ({html.escape(pivot)}) rows are in the full table. "
-                        if pivot is not None and others else "")
-                     + "Click a heading to sort.</p>"
-                     + table(compact, COMPARE_COMPACT, tid=f"{prefix}table-compare", bad=bad)
-                     + full(shown, "comparison"))
+        parts.append(h('<h2 id="{}tokenizers">Tokenizers</h2><p class="note">Rows sorted by language, then by the '
+                       "ranking of the answer above; grey rows lose text (⚠ in the charts). {}Click a heading to "
+                       "sort.</p>{}{}", prefix,
+                       h("The pivot ({}) rows are in the full table. ", pivot) if pivot is not None and others else "",
+                       table(compact, COMPARE_COMPACT, tid=f"{prefix}table-compare", bad=bad),
+                       full(shown, "comparison")))
         new = []
         if others and c["premium"].drop_nulls().len():
             new.append(Chart(f"{prefix}premium", "Premium against the pivot",
@@ -167,7 +175,7 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
         parts.append(_charts(new))
         segs = sec.get("segments")
         if segs is not None and segs.height:
-            parts.append(f'<h2 id="{prefix}distributions">Per-segment distributions</h2>')
+            parts.append(h('<h2 id="{}distributions">Per-segment distributions</h2>', prefix))
             dist = []
             seg = segs.filter(pl.col("chars") > 0)
             if pivot is not None and others:
@@ -188,17 +196,17 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
             figs.extend(dist)
             parts.append(_charts(dist))
             if "text" in segs.columns and best is not None and pivot is not None:
-                parts.append(f'<h2 id="{prefix}worst">Where {html.escape(best)} does worst</h2>')
+                parts.append(h('<h2 id="{}worst">Where {} does worst</h2>', prefix, best))
                 for lang in others:
                     w = worst(segs, tokenizer=best, language=lang, pivot=pivot, n=5)
                     if w.height:
-                        parts.append(f"<h3>{html.escape(lang)}: highest per-segment premium</h3>" + table(
+                        parts.append(h("<h3>{}: highest per-segment premium</h3>", lang) + table(
                             w, [("segment", "segment"), ("premium", "premium"), ("tokens", "tokens"),
                                 ("pivot_tokens", f"{pivot} tokens"), ("text", lang), ("pivot_text", pivot)]))
     k = _per_1k(sec.get("cost"))
     if k is not None and k.height:
-        parts.append(f'<h2 id="{prefix}cost">Cost per language</h2><p class="note">The same content in every '
-                     "language; grey rows lose text and are never recommended.</p>"
+        parts.append(h('<h2 id="{}cost">Cost per language</h2><p class="note">The same content in every '
+                       "language; grey rows lose text and are never recommended.</p>", prefix)
                      + table(k, COST_COMPACT, bad=bad) + full(k, "cost"))
         if k["language"].n_unique() > 1:
             figs.append(Chart(f"{prefix}cost_multiplier", "Training cost relative to the pivot",
@@ -208,11 +216,11 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
             parts.append(_charts(figs[-1:]))
     plan, sw = extras.get("plan"), sec.get("sweep")
     if plan is not None or sw is not None:
-        parts.append(f'<h2 id="{prefix}vocabulary">Vocabulary size</h2>')
+        parts.append(h('<h2 id="{}vocabulary">Vocabulary size</h2>', prefix))
         new = []
         if plan is not None:
-            parts.append("<p class=\"note\">" + "<br>".join(html.escape(a) for a in plan.assumptions + plan.warnings)
-                         + f"</p><p class=\"note\">Train it: <code>{html.escape(plan.training_command)}</code></p>")
+            parts.append(h('<p class="note">{}</p><p class="note">Train it: <code>{}</code></p>',
+                           join("<br>", plan.assumptions + plan.warnings), plan.training_command))
             new.append(Chart(f"{prefix}vocab_plan", "Training FLOPs against vocabulary size",
                              plan_curves(plan, sw),
                              "Training FLOPs for the same text, 6·(N + V·d)·tokens, relative to the least, per "
@@ -229,19 +237,18 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
         parts.append(_charts(new))
         sk = _per_1k(sec.get("sweep_cost"))
         if sk is not None and sk.height:
-            parts.append("<h3>Cost at each swept size</h3>" + table(sk.sort("language", "vocab_size"), [
+            parts.append(Markup("<h3>Cost at each swept size</h3>") + table(sk.sort("language", "vocab_size"), [
                 ("vocab_size", "vocabulary"), ("language", "language"), ("premium", "premium"),
                 ("dollars", "training $"), ("cost_multiplier", "× pivot"), ("usd_per_1k_requests", "$ / 1k requests"),
                 ("recommended", "cheapest")]) + full(sk, "cost per size"))
     views = extras.get("views") or []
     if views:
-        parts.append(f'<h2 id="{prefix}view">A look inside</h2><p class="note">The first segments split into tokens '
-                     "by each tokenizer (alternating backgrounds; red: a character cut inside; purple: byte "
-                     "fallback; white on red: unknown).</p>")
-        for v in views:
-            parts.append(f"<h3>{html.escape(v['language'])} — segment {html.escape(str(v['segment']))}</h3>"
-                         f'<div class="view">{v["html"]}</div>')
-    return "".join(parts)
+        parts.append(h('<h2 id="{}view">A look inside</h2><p class="note">The first segments split into tokens '
+                       "by each tokenizer (alternating backgrounds; red: a character cut inside; purple: byte "
+                       "fallback; white on red: unknown).</p>", prefix))
+        for v in views:   # v["html"] is show.html_fragment's Markup (escaped by construction there)
+            parts.append(h('<h3>{} — segment {}</h3><div class="view">{}</div>', v["language"], v["segment"], v["html"]))
+    return join("", parts)
 
 
 def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, list[Chart], list[Answer]]:
@@ -251,8 +258,8 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
     extras = extras or {}
     secs = sections(results)
     figs: list[Chart] = []
-    head = [f"<h1>{html.escape(title)}</h1><p class=\"note\">tokstat {__version__}. Answers first; each links to "
-            "its evidence below.</p>"]
+    head = [h('<h1>{}</h1><p class="note">tokstat {}. Answers first; each links to its evidence below.</p>',
+              title, __version__)]
     body, all_answers = [], []
     for i, sec in enumerate(secs):
         prefix = f"s{i + 1}-" if len(secs) > 1 else ""
@@ -263,33 +270,32 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
         all_answers.extend(ans)
         block = []
         if len(secs) > 1:
-            block.append(f'<h2 id="{prefix}corpus">Corpus {html.escape(sec.corpus or "?")}</h2>'
-                         "<p class=\"note\">This report holds several corpora; each has its own answers and "
-                         "evidence, never merged.</p>")
+            block.append(h('<h2 id="{}corpus">Corpus {}</h2><p class="note">This report holds several corpora; each '
+                           "has its own answers and evidence, never merged.</p>", prefix, sec.corpus or "?"))
         if ans:
-            block.append('<section class="answers">' + "".join(
-                f'<div class="answer" data-answer="{a.key}"><h3>{a.question}</h3><div>{a.html}</div>'
-                f'<a class="ev" href="#{a.evidence}">evidence ↓</a></div>' for a in ans) + "</section>")
+            block.append(h('<section class="answers">{}</section>', join("", [
+                h('<div class="answer" data-answer="{}"><h3>{}</h3><div>{}</div><a class="ev" href="#{}">evidence ↓</a>'
+                  "</div>", a.key, a.question, a.html, a.evidence) for a in ans])))
         asm = assumptions(sec, ex)
         if asm:
-            block.append(f'<h3 id="{prefix}assumptions">Assumptions</h3><dl class="assume">'
-                         + "".join(f"<dt>{html.escape(k)}</dt><dd>{v}</dd>" for k, v in asm) + "</dl>")
+            block.append(h('<h3 id="{}assumptions">Assumptions</h3><dl class="assume">{}</dl>', prefix,
+                           join("", [h("<dt>{}</dt><dd>{}</dd>", k, v) for k, v in asm])))
         block.append(section(sec, ex, prefix, figs, v))
-        body.append("".join(block))
+        body.append(join("", block))
     sigs = []
     for df in results.values():
         if isinstance(df, pl.DataFrame) and "signature" in df.columns:
             sigs.extend(s for s in df["signature"].to_list() if s)
     if sigs:
         uniq = list(dict.fromkeys(sigs))
-        body.append(f"<h2 id=\"signatures\">Signatures</h2><details><summary>{len(uniq)} signature(s): corpus hash, "
-                    "tokenizer id and hash, library, word segmenter, normalisation, tokstat version</summary>"
-                    + "".join(f'<div class="sig">{html.escape(s)}</div>' for s in uniq) + "</details>")
-    page = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body><main>"
-            + "".join(head + body) + "</main>" + SORT_JS + "</body></html>\n")
-    return page, figs, all_answers
+        body.append(h('<h2 id="signatures">Signatures</h2><details><summary>{} signature(s): corpus hash, tokenizer '
+                      "id and hash, library, word segmenter, normalisation, tokstat version</summary>{}</details>",
+                      len(uniq), join("", [h('<div class="sig">{}</div>', s) for s in uniq])))
+    page = h('<!doctype html><html lang="en"><head><meta charset="utf-8">'
+             '<meta name="viewport" content="width=device-width,initial-scale=1">'
+             "<title>{}</title><style>{}</style></head><body><main>{}</main>{}</body></html>\n",
+             title, Markup(CSS), join("", head + body), SORT_JS)
+    return str(page), figs, all_answers
 
 
 __all__ = ["render", "table", "section"]

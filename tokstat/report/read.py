@@ -21,6 +21,43 @@ from ..metrics import COMPARE_COLUMNS
 
 KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments")
 SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
+#: the text columns of result tables; every other column holds numbers (or, for these, booleans)
+TEXT_COLUMNS = {"tokenizer", "language", "segment", "text", "pivot_text", "signature", "tokenizer_family",
+                "vocab_source", "volume", "train_fits", "prefill_bound", "decode_bound", "fits",
+                "not_recommended_because", "mfu_source", "train_precision", "price_source", "model", "gpu", "_file"}
+BOOL_COLUMNS = {"recommended"}
+
+
+def check_types(df: pl.DataFrame, path) -> pl.DataFrame:
+    """Every column as tokstat writes it: text columns as text (numbers read from CSV become text),
+    booleans as booleans, the rest numbers. A column of another type (text where numbers belong, a
+    nested struct or list) is one error naming the file, the column and a value.
+
+    >>> check_types(pl.DataFrame({"language": ["en"], "tokens": ["many"]}), "r.csv")
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: r.csv: column tokens holds 'many', not numbers (fix: pass the table as tokstat wrote it)
+    """
+    casts = []
+    for c, t in df.schema.items():
+        if t == pl.Null:
+            continue
+        nested = t.is_nested() or t in (pl.Binary, pl.Object)
+        if c in TEXT_COLUMNS:
+            if nested:
+                raise TokstatError(f"column {c} holds {t}, not text", path=path, fix="pass the table as tokstat wrote it")
+            if t != pl.String:
+                casts.append(pl.col(c).cast(pl.String))
+            continue
+        want, ok = ("booleans", t == pl.Boolean) if c in BOOL_COLUMNS else ("numbers", t.is_numeric())
+        if not ok and not nested and df[c].null_count() == df.height:   # an empty column, read back as text
+            casts.append(pl.col(c).cast(pl.Boolean if c in BOOL_COLUMNS else pl.Float64))
+            continue
+        if not ok:
+            first = df[c].drop_nulls()
+            shown = repr(first[0])[:60] if first.len() and not nested else str(t)
+            raise TokstatError(f"column {c} holds {shown}, not {want}", path=path, fix="pass the table as tokstat wrote it")
+    return df.with_columns(casts) if casts else df
 
 
 def kind_of(df: pl.DataFrame) -> str | None:
@@ -42,7 +79,7 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
         raise TokstatError("no result files given", fix="pass files written by compare/sweep/cost --out")
     out: dict[str, list[pl.DataFrame]] = {}
     for p in map(Path, paths):
-        df = read_table(p, "tokstat compare/sweep/cost --out")
+        df = check_types(read_table(p, "tokstat compare/sweep/cost --out"), p)
         k = kind_of(df)
         if k is None:
             raise TokstatError("not a tokstat compare, sweep, cost or segments result (columns: "

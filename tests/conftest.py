@@ -37,3 +37,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if {"shared", "shared_module"} & set(getattr(item, "fixturenames", ())) or getattr(getattr(item, "module", None), "USES_SHARED", False):
             item.add_marker(pytest.mark.shared)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say loudly when the report was not checked in a browser (Chromium absent): a skipped browser
+    test is not a passed one."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "browser" in getattr(r, "keywords", {})]
+    if skipped:
+        terminalreporter.write_sep("!", f"THE REPORT WAS NOT CHECKED IN A BROWSER: {len(skipped)} browser test(s) "
+                                        "skipped (install Chromium: apt-get install chromium)", red=True, bold=True)

@@ -39,12 +39,32 @@ def normalize_lang(code: str, *, source: object | None = None) -> str:
 
 
 def _full(code: str, source: object | None) -> str:
-    """The code with its script and region: FLORES ``ace_Arab`` -> ``ace-Arab``, ``en-US`` stays."""
+    """The code with its script and region: FLORES ``ace_Arab`` -> ``ace-Arab``, ``en-US`` stays;
+    a FLORES name whose language standardises with a region keeps it after the script
+    (``prs_Arab``, Dari -> ``fa-Arab-AF``).
+
+    >>> _full("ace_Arab", None), _full("prs_Arab", None), _full("en-US", None)
+    ('ace-Arab', 'fa-Arab-AF', 'en-US')
+    """
     raw = code.strip()
     parts = raw.replace("_", "-").split("-")
     if raw not in FLORES_SPECIAL and len(parts) == 2 and len(parts[0]) == 3 and len(parts[1]) == 4:
-        return f"{normalize_lang(parts[0], source=source)}-{parts[1].title()}"
+        base = langcodes.Language.get(normalize_lang(parts[0], source=source))
+        return langcodes.Language.make(language=base.language, script=parts[1].title(),
+                                       territory=base.territory).to_tag()
     return normalize_lang(raw, source=source)
+
+
+def _key(tag: str) -> tuple:
+    """What makes two codes the same language of one corpus: language, script (the language's
+    likely script when none is written: ``en`` and ``en-Latn`` are one), region and variants.
+
+    >>> _key("en") == _key("en-Latn"), _key("zh") == _key("zh-Hans"), _key("en") == _key("en-GB")
+    (True, True, False)
+    """
+    lang = langcodes.Language.get(tag)
+    script = lang.script or langcodes.Language.make(language=lang.language).maximize().script
+    return lang.language, script, lang.territory, tuple(lang.variants or ())
 
 
 def _short(tag: str) -> str:
@@ -65,13 +85,18 @@ def normalize_langs(codes: list[str], *, source: object | None = None) -> dict[s
     {'eng_Latn': 'en', 'ace_Arab': 'ace-Arab', 'ace_Latn': 'ace-Latn', 'zho_Hant': 'zh-Hant'}
     >>> normalize_langs(["en-US", "zh-CN"]), normalize_langs(["pt-BR", "pt-PT", "en"])
     ({'en-US': 'en', 'zh-CN': 'zh'}, {'pt-BR': 'pt-BR', 'pt-PT': 'pt-PT', 'en': 'en'})
+    >>> normalize_langs(["en", "eng_Latn", "zh"]), normalize_langs(["en", "en-Latn", "en-GB"])
+    ({'en': 'en', 'eng_Latn': 'en', 'zh': 'zh'}, {'en': 'en', 'en-Latn': 'en', 'en-GB': 'en-GB'})
     """
     full = {c: _full(c, source) for c in dict.fromkeys(codes)}
     short = {c: _short(f) for c, f in full.items()}
-    variants: dict[str, set[str]] = {}
-    for c, f in full.items():
-        variants.setdefault(short[c], set()).add(f)
-    return {c: short[c] if len(variants[short[c]]) == 1 else full[c] for c in full}
+    key = {c: _key(f) for c, f in full.items()}
+    first: dict[tuple, str] = {}               # one spelling per language: en and eng_Latn share one code
+    variants: dict[str, set[tuple]] = {}
+    for c in full:
+        first.setdefault(key[c], full[c])
+        variants.setdefault(short[c], set()).add(key[c])
+    return {c: short[c] if len(variants[short[c]]) == 1 else first[key[c]] for c in full}
 
 
 def primary(code: str) -> str:

@@ -467,7 +467,7 @@ CASES = {
                                                   "6e9", "--d-model", "4096", "--serve-chars", "1e12"],
                                        r"--serve-chars needs --model"),
     "vocab-plan-negative-params": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--non-vocab-params",
-                                              "-1", "--d-model", "4096"], r"must be positive"),
+                                              "-1", "--d-model", "4096"], r"--non-vocab-params must be a finite number in \(0, 1e\+14\]"),
     "vocab-plan-serve-chars-nan": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--model", "llama2-7b",
                                               "--serve-chars", "nan"], r"--serve-chars must be a finite positive number"),
     "vocab-plan-out-without-sweep": (lambda t: ["vocab-plan", "--model", "llama2-7b", "--out", str(t / "p.csv")],
@@ -490,7 +490,41 @@ CASES = {
     "robustness-no-such-corpus": (lambda t: ["robustness", str(t / "none.tsv"), "-t", TOK], r"no corpus"),
     "robustness-bad-tokenizer": (lambda t: ["robustness", SAMPLE, "-t", "magic:x"], r"unknown tokenizer kind 'magic'"),
     "normalize-unknown": (lambda t: ["corpus", "info", SAMPLE, "--normalize", "nfd"], r"Invalid value for '--normalize'"),
+    # --- impossible or meaningless numbers
+    "cost-tp-not-dividing-heads": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--gpus", "6", "--tp", "6"],
+                                   r"--tp 6 does not divide llama2-7b's 32 attention heads \(fix: use --tp 1, 2, 4, 8, 16 or 32\)"),
+    "cost-pp-beyond-layers": (lambda t: ["cost", "--results", results_csv(t / "r.csv"), *COST, "--gpus", "64", "--pp", "64"],
+                              r"--pp 64 is more pipeline stages than llama2-7b's 32 layers"),
+    "vocab-plan-max-premium-nan": (lambda t: ["vocab-plan", "--sweep", _sweep_file(t / "sw.parquet"), "--model", "llama2-7b",
+                                              "--max-premium", "nan"], r"--max-premium must be a finite number of at least 1"),
+    "vocab-plan-max-premium-below-parity": (lambda t: ["vocab-plan", "--model", "llama2-7b", "--max-premium", "0.5"],
+                                            r"--max-premium must be a finite number of at least 1"),
+    "vocab-plan-flops-negative": (lambda t: ["vocab-plan", "--model", "llama2-7b", "--flops", "-1"],
+                                  r"--flops must be a finite training budget"),
+    "vocab-plan-flops-inf": (lambda t: ["vocab-plan", "--model", "llama2-7b", "--flops", "inf"],
+                             r"--flops must be a finite training budget"),
+    "vocab-plan-huge-params": (lambda t: ["vocab-plan", "--non-vocab-params", "1e300", "--d-model", "4096"],
+                               r"--non-vocab-params must be a finite number in \(0, 1e\+14\]"),
+    "vocab-plan-corpus-huge-params": (lambda t: ["vocab-plan", "--corpus", SAMPLE, "--non-vocab-params", "1e300", "--d-model",
+                                                 "4096"], r"--non-vocab-params must be a finite number"),
+    "vocab-plan-two-corpora": (lambda t: ["vocab-plan", "--sweep", _two_corpora_sweep(t / "sw.csv"), "--model", "llama2-7b"],
+                               r"the sweep holds 2 corpora \(a@11111111, b@22222222\): one curve cannot be fitted"),
+    "robustness-negative-max-segments": (lambda t: ["robustness", SAMPLE, "-t", TOK, "--max-segments", "-1"],
+                                         r"--max-segments must be at least 1, got -1"),
+    "robustness-zero-max-segments": (lambda t: ["robustness", SAMPLE, "-t", TOK, "--max-segments", "0"],
+                                     r"--max-segments must be at least 1"),
 }
+
+
+def _two_corpora_sweep(p: Path) -> str:
+    """A sweep table joining two corpora (two sweeps stacked): their signatures say so."""
+    _sweep_file(p)
+    df = pl.read_csv(p)
+    a = df.with_columns(pl.lit("corpus:a@11111111|tok:train/bpe@x|tokstat:0.1.0").alias("signature"))
+    b = df.with_columns(pl.lit("corpus:b@22222222|tok:train/bpe@y|tokstat:0.1.0").alias("signature"),
+                        pl.col("tokens_per_char") * 1.1)
+    write_tables({p: pl.concat([a, b])})
+    return str(p)
 
 
 def _hf_dict(p: Path) -> str:

@@ -779,7 +779,9 @@ def main(argv: list[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else argv
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    shown = warnings.showwarning
+    caught = warnings.catch_warnings()
+    caught.__enter__()
+    warnings.simplefilter("default")   # each run shows its own warnings once (a fresh registry per run)
     warnings.showwarning = _warning
     try:
         cli.main(args=args, standalone_mode=False)
@@ -809,7 +811,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
-        warnings.showwarning = shown
+        caught.__exit__(None, None, None)
     return 0
 
 

@@ -5,6 +5,8 @@ Every parser raises one :class:`~tokstat.errors.TokstatError` line that names th
 
 from __future__ import annotations
 
+import re
+
 from .errors import TokstatError
 
 
@@ -142,3 +144,16 @@ def sweep_spec(value: str, option: str = "--sweep") -> tuple[str, list[int]]:
         return algo, sizes(rest, option)
     except TokstatError as e:    # name the whole spec and its form, not only the sizes part
         raise TokstatError(f"bad {option} {value!r}: {e.message.split(': ', 1)[-1]}", fix=fix) from None
+
+
+_CORPUS = re.compile(r"(?:^|\|)corpus:([^|]+)")
+
+
+def corpus_of(signature: str | None) -> str | None:
+    """``NAME@HASH`` of a signature's corpus part.
+
+    >>> corpus_of("corpus:sample-zh-en@f2f09ee4|tok:tiktoken/cl100k_base@223921b7|tokstat:0.1.0")
+    'sample-zh-en@f2f09ee4'
+    """
+    m = _CORPUS.search(signature or "")
+    return m.group(1) if m else None

@@ -221,6 +221,8 @@ def robustness(corpus, tokenizers: list[str | Adapter], *, languages: list[str] 
     from .langs import chinese_script
     from .loaders import load_corpus
 
+    if not isinstance(max_segments, int) or isinstance(max_segments, bool) or max_segments < 1:
+        raise TokstatError(f"--max-segments must be at least 1, got {max_segments}", fix="e.g. --max-segments 2000")
     c = corpus if not isinstance(corpus, str) else load_corpus(corpus)
     langs = languages or c.languages
     adapters = [load_tokenizer(t) for t in tokenizers]

@@ -220,6 +220,34 @@ def _tao_sizes(n_nv: float, d_tao: float, flops: float | None) -> dict[str, floa
             "approach3_parametric_loss": approach3(n_nv, d_tao, flops)}
 
 
+#: the largest model the plan answers for: Tao et al.'s fits reach 70B; beyond 100T parameters
+#: (about 50 times the largest dense model trained) the numbers would be extrapolation of extrapolation
+MAX_N_NV = 1e14
+
+
+def check_plan_inputs(*, n_nv: float, d_model: float, flops: float | None = None,
+                      max_premium: float | None = None) -> None:
+    """Refuse what has no answer: a non-finite or non-positive size, budget or premium bound, a model
+    beyond :data:`MAX_N_NV`, a budget below one token's worth of compute.
+
+    >>> check_plan_inputs(n_nv=6.5e9, d_model=4096, max_premium=float("nan"))
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: --max-premium must be a finite number of at least 1 (a premium against the pivot), got nan (fix: e.g. --max-premium 1.5)
+    """
+    if not (isinstance(n_nv, (int, float)) and math.isfinite(n_nv) and 0 < n_nv <= MAX_N_NV):
+        raise TokstatError(f"--non-vocab-params must be a finite number in (0, {MAX_N_NV:.0e}], got {n_nv}",
+                           fix="e.g. --non-vocab-params 6.5e9, or --model PRESET")
+    if not (isinstance(d_model, (int, float)) and math.isfinite(d_model) and 1 <= d_model <= 1e6):
+        raise TokstatError(f"--d-model must be a width in [1, 1e6], got {d_model}", fix="e.g. --d-model 4096")
+    if flops is not None and not (math.isfinite(flops) and 6 * n_nv <= flops <= 1e35):
+        raise TokstatError(f"--flops must be a finite training budget in [6·N_nv, 1e35] FLOPs, got {flops}",
+                           fix="e.g. --flops 1e23, or leave it out for the compute-optimal budget")
+    if max_premium is not None and not (math.isfinite(max_premium) and max_premium >= 1):
+        raise TokstatError(f"--max-premium must be a finite number of at least 1 (a premium against the pivot), "
+                           f"got {max_premium}", fix="e.g. --max-premium 1.5")
+
+
 def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: dict[str, float] | None = None,
                languages: list[str] | None = None, flops: float | None = None, max_premium: float | None = None,
                serve: dict | None = None, corpus_name: str = "CORPUS", algo: str = "bpe", multiple: int = ROUND,
@@ -234,6 +262,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
     docs/vocab-plan.md). ``max_premium``: the smallest swept size at which every language's premium
     is at most it. ``serve`` (``{"model": ModelConfig, "gpu": GPU, "train_chars": C, "serve_chars": S}``):
     the size minimising training + serving dollars per the cost model."""
+    check_plan_inputs(n_nv=n_nv, d_model=d_model, flops=flops, max_premium=max_premium)
     assumptions = [f"N_nv = {n_nv:.4g} non-vocabulary parameters, d = {d_model}",
                    "approaches and coefficients: Tao et al. 2024 (github sail-sg/scaling-with-vocab)",
                    f"sizes rounded to a multiple of {multiple} (tensor-core tiles)"]
@@ -256,6 +285,13 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
         if not need <= set(sweep.columns):
             raise TokstatError(f"the sweep lacks columns {sorted(need - set(sweep.columns))}",
                                fix="pass the output of tokstat sweep --out")
+        if "signature" in sweep.columns:
+            from .parse import corpus_of
+
+            corpora = sorted({c for c in map(corpus_of, sweep["signature"].to_list()) if c})
+            if len(corpora) > 1:
+                raise TokstatError(f"the sweep holds {len(corpora)} corpora ({', '.join(corpora)}): one curve "
+                                   "cannot be fitted across them", fix="plan each corpus's sweep separately")
         langs = languages or sorted(set(sweep["language"].to_list()))
         curves = {}
         for lang in langs:
@@ -452,9 +488,7 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
         d_model = model.d_model if d_model is None else d_model
     if n_nv is None or d_model is None:
         raise TokstatError("say which model the vocabulary is for", fix="pass --model PRESET, or --non-vocab-params N --d-model D")
-    if not (math.isfinite(n_nv) and n_nv > 0) or d_model < 1:
-        raise TokstatError(f"non-vocabulary parameters and d_model must be positive, got {n_nv}, {d_model}",
-                           fix="e.g. --non-vocab-params 6.5e9 --d-model 4096")
+    check_plan_inputs(n_nv=n_nv, d_model=d_model, flops=flops, max_premium=max_premium)   # before any sweep
     alloc = None
     name = "CORPUS"
     if corpus is not None:

@@ -279,6 +279,27 @@ def training_memory_bytes(m: ModelConfig, *, micro_batch: int = 1, context: int 
             "activations": m.layers * per_layer[recompute], "logits": 4 * b * s * m.vocab_size}
 
 
+def check_split(m: ModelConfig, tp: int, pp: int) -> None:
+    """A tensor-parallel degree must divide the attention heads (and the key/value heads, or be a
+    multiple of them, each GPU then holding copies) and a pipeline cannot have more stages than layers.
+
+    >>> check_split(preset("llama2-7b"), 6, 1)
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: --tp 6 does not divide llama2-7b's 32 attention heads (fix: use --tp 1, 2, 4, 8, 16 or 32)
+    """
+    if m.heads % tp:
+        ok = [t for t in range(1, m.heads + 1) if m.heads % t == 0 and (m.kv_heads % t == 0 or t % m.kv_heads == 0)]
+        raise TokstatError(f"--tp {tp} does not divide {m.name}'s {m.heads} attention heads",
+                           fix="use --tp " + ", ".join(map(str, ok[:-1])) + f" or {ok[-1]}")
+    if m.kv_heads % tp and tp % m.kv_heads:
+        raise TokstatError(f"--tp {tp} neither divides nor is a multiple of {m.name}'s {m.kv_heads} key/value heads",
+                           fix=f"use a --tp that divides {m.kv_heads} or is a multiple of it")
+    if pp > m.layers:
+        raise TokstatError(f"--pp {pp} is more pipeline stages than {m.name}'s {m.layers} layers",
+                           fix=f"use --pp {m.layers} or fewer")
+
+
 def training_memory_per_gpu(m: ModelConfig, *, dp: int = 1, tp: int = 1, pp: int = 1, zero: int = 0,
                             recompute: str = "selective", micro_batch: int = 1, context: int | None = None) -> dict[str, float]:
     """Bytes one GPU holds while training with data (``dp``), tensor (``tp``, with sequence
@@ -298,6 +319,7 @@ def training_memory_per_gpu(m: ModelConfig, *, dp: int = 1, tp: int = 1, pp: int
             raise TokstatError(f"{k} must be at least 1, got {v}", fix=f"pass --{k.replace('_', '-')} 1 or more")
     if zero not in (0, 1, 2, 3):
         raise TokstatError(f"ZeRO stage {zero} does not exist", fix="use --zero 0, 1, 2 or 3")
+    check_split(m, tp, pp)
     s, b, d = context or m.context, micro_batch, m.d_model
     per_layer = {"none": s * b * d * (34 + 5 * m.heads * s / d), "selective": 34 * s * b * d, "full": 2 * s * b * d}
     if recompute not in per_layer:

@@ -18,6 +18,7 @@ import polars as pl
 from ..errors import TokstatError
 from ..io import read_table
 from ..metrics import COMPARE_COLUMNS
+from ..parse import corpus_of
 
 KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments")
 SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
@@ -89,18 +90,7 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
     return {k: pl.concat(v, how="diagonal_relaxed") for k, v in out.items()}
 
 
-_CORPUS = re.compile(r"(?:^|\|)corpus:([^|]+)")
 _TOK = re.compile(r"(?:^|\|)tok:([^|]+)")
-
-
-def corpus_of(signature: str | None) -> str | None:
-    """``NAME@HASH`` of a signature's corpus part.
-
-    >>> corpus_of("corpus:sample-zh-en@f2f09ee4|tok:tiktoken/cl100k_base@223921b7|tokstat:0.1.0")
-    'sample-zh-en@f2f09ee4'
-    """
-    m = _CORPUS.search(signature or "")
-    return m.group(1) if m else None
 
 
 @dataclass

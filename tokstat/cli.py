@@ -57,6 +57,18 @@ def json_for_terminal(text: str) -> str:
     return re.sub(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]", lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def read_results_table(path, what: str):
+    """A result table given to a command, read and checked as the report reads it: columns of the
+    types tokstat writes, rates above zero (one error naming the file otherwise)."""
+    from .io import read_table
+    from .metrics import check_rates
+    from .report.read import check_types
+
+    df = check_types(read_table(path, what), path)
+    check_rates(df, path)
+    return df
+
+
 def _print(*parts, **kw) -> None:
     """Print to the terminal: strings as plain text (never rich markup) with control characters
     shown as escapes (:func:`~tokstat.fmt.visible`); tables and texts as they are."""
@@ -483,7 +495,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
     if not model_name:
         raise TokstatError("cost needs a model", fix="pass --model PRESET (see tokstat model-info --help)")
     check_outputs({"--out": (out, "table")}, inputs=[results])
-    cdf = project(read_table(results, "tokstat compare --out or tokstat sweep --out"), model_config(model_name, models_file),
+    cdf = project(read_results_table(results, "tokstat compare --out or tokstat sweep --out"), model_config(model_name, models_file),
                   gpu(gpu_name), gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
                   train_bytes=train_bytes, train_tokens=train_tokens, tokens_per_param=tokens_per_param,
                   reference=reference, mix=parse.mix(mix), batch=batch, weights=weight_dtype, kv_dtype=kv_dtype,
@@ -579,7 +591,7 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
         c = load(corpus_spec, **copts)
         inputs = inputs_of(corpus_spec, c)
     check_outputs({"--out": (out, "table"), "--png": (png, "png")}, inputs=inputs)
-    sw = read_table(sweep_file, "tokstat sweep --out") if sweep_file else None
+    sw = read_results_table(sweep_file, "tokstat sweep --out") if sweep_file else None
     plan, sw, alloc = plan_from(sw, corpus=c, algo=algo, sizes=size_list, model=model, n_nv=non_vocab_params,
                                 d_model=d_model, mix=mixd, max_premium=max_premium, serve_chars=serve_chars,
                                 train_chars=train_chars, gpu_name=gpu_name, flops=flops, split=Split(heldout, seed))
@@ -689,7 +701,7 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
     from .show import worst
 
     check_outputs({"--out": (out, "table")}, inputs=[segments_file])
-    df = worst(read_table(segments_file, "tokstat compare --segments-out"), tokenizer=tokenizer, language=language,
+    df = worst(read_results_table(segments_file, "tokstat compare --segments-out"), tokenizer=tokenizer, language=language,
                pivot=pivot, by=by, n=n)
     cols = [(c, c) for c in df.columns]
     _print(_table(f"tokstat worst — by {by}", cols, df.iter_rows(named=True),
@@ -800,6 +812,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         e.show()
         return e.exit_code
+    except MemoryError:
+        click.echo("tokstat: error: out of memory (fix: lower --max-chars, use fewer --workers or fewer segments "
+                   "at once, or run on a machine with more memory; no output was written)", err=True)
+        return 2
     except (SystemExit, GeneratorExit):
         raise
     except BaseException as e:  # noqa: BLE001 - a bug (or a Rust panic, a BaseException), in one line

@@ -162,3 +162,31 @@ def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot:
         "premium_mean_of_ratios": mor, "premium_mor_ci_low": mlo, "premium_mor_ci_high": mhi,
         "p50_tokens": p50, "p95_tokens": p95,
     }
+
+
+#: result columns that are a count of tokens per unit of text: positive wherever they are given
+POSITIVE_RATES = ("tokens_per_char", "tokens_per_byte", "premium")
+
+
+def check_rates(df, source: object = None) -> None:
+    """A result table read back (an edited file, another tool's output) must hold rates tokstat could
+    have written: each of :data:`POSITIVE_RATES` that is given is finite and above zero (a language
+    with no tokens has a null, never a 0). One error naming the row otherwise.
+
+    >>> import polars as pl
+    >>> check_rates(pl.DataFrame({"tokenizer": ["t"], "language": ["zh"], "tokens_per_char": [0.0]}), "r.csv")
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: r.csv: tokens_per_char is 0.0 for t on zh: a rate of tokens must be above zero (fix: pass results written by tokstat compare or sweep, unedited)
+    """
+    from .errors import TokstatError
+
+    for col in POSITIVE_RATES:
+        if col not in df.columns:
+            continue
+        for r in df.select(*[c for c in ("tokenizer", "language") if c in df.columns], col).iter_rows(named=True):
+            v = r[col]
+            if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+                raise TokstatError(f"{col} is {v} for {r.get('tokenizer')} on {r.get('language')}: a rate of tokens "
+                                   "must be above zero", path=source,
+                                   fix="pass results written by tokstat compare or sweep, unedited")

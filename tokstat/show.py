@@ -81,6 +81,13 @@ def show(text: str, tokenizers: list[str | Adapter], normalize: str = "nfc") -> 
     the counts are (``normalize``: ``nfc``, the default, ``nfkc`` or ``none``)."""
     from .corpus import normalizer
 
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = text[e.start]
+        raise TokstatError(f"the text holds {'invalid UTF-8' if 0xDC80 <= ord(bad) <= 0xDCFF else 'a lone surrogate'} at "
+                           f"character {e.start + 1} (U+{ord(bad):04X}): it is not Unicode text",
+                           fix="pass the text in UTF-8 (check the terminal's or the file's encoding)") from None
     text = normalizer(normalize)(text)
     if not text:
         raise TokstatError("nothing to show: the text is empty", fix='pass a text, e.g. tokstat show "你好，世界"')
@@ -154,6 +161,8 @@ def worst(segments: pl.DataFrame, *, tokenizer: str | None = None, language: str
         raise TokstatError(f"unknown --by {by!r}", fix="use --by premium or --by tokens_per_char")
     if n < 1:
         raise TokstatError(f"-n must be at least 1, not {n}", fix="e.g. -n 20")
+    if segments.height == 0:
+        raise TokstatError("the segments table has no rows", fix="pass a compare --segments-out file of a corpus with text")
     toks = segments["tokenizer"].unique(maintain_order=True).to_list()
     tokenizer = tokenizer or toks[0]
     if tokenizer not in toks:

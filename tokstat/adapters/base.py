@@ -8,12 +8,19 @@ exactly those tokens.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
+import sys
+import tempfile
+import threading
+from contextlib import contextmanager
 from itertools import chain
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import TokstatError
 from ..split import Split
 from ..utf8 import char_boundaries, offsets, text_bytes
 
@@ -39,6 +46,53 @@ class Encoded:
     def spans(self, i: int) -> list[tuple[int, int]]:
         a, b = self.off[i], self.off[i + 1]
         return list(zip(self.starts[a:b].tolist(), self.ends[a:b].tolist()))
+
+
+_STDERR_LOCK = threading.Lock()
+_PANIC = re.compile(rb"\n?^thread '[^\n]*' (?:\(\d+\) )?panicked at[^\n]*\n(?:.*\n)*?(?:note: [^\n]*\n|\Z)", re.M)
+
+
+@contextmanager
+def native_errors(ident: str):
+    """Run a tokenizer library's native code so that its failures are one tokstat error: a Rust
+    panic (a pre-tokenizer regex hitting onig's retry limit, a corrupt model) becomes a
+    :class:`TokstatError` naming the tokenizer, and the panic report the library's runtime writes to
+    file descriptor 2 is held back (everything else written there meanwhile is passed on)."""
+    owner = _STDERR_LOCK.acquire(blocking=False)   # one redirection at a time; others just catch
+    saved = tmp = None
+    if owner:
+        try:
+            sys.stderr.flush()
+            tmp = tempfile.TemporaryFile()
+            saved = os.dup(2)
+            os.dup2(tmp.fileno(), 2)
+        except (OSError, ValueError, AttributeError):
+            saved = None
+    try:
+        yield
+    except BaseException as e:  # noqa: BLE001 - pyo3's PanicException derives from BaseException
+        if type(e).__name__ != "PanicException":
+            raise
+        msg = str(e).splitlines()[0][:160] if str(e) else "a panic"
+        raise TokstatError(f"the tokenizer library failed inside {ident} ({msg})",
+                           fix="check the tokenizer's pre-tokenizer pattern (a regex that backtracks without "
+                               "bound) or the file; shorten the text") from None
+    finally:
+        if saved is not None:
+            try:
+                sys.stderr.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            rest = _PANIC.sub(b"", tmp.read())
+            if rest:
+                os.write(2, rest)
+        if tmp is not None:
+            tmp.close()
+        if owner:
+            _STDERR_LOCK.release()
 
 
 def read_training_metadata(adapter: Adapter, path: Path) -> Adapter:
@@ -166,7 +220,8 @@ class Adapter:
         return [enc.tokens(i) for i in range(len(texts))]
 
     def encode_spans(self, texts: list[str]) -> Encoded:
-        ids, counts, starts, ends = self._encode(texts)
+        with native_errors(self.id):
+            ids, counts, starts, ends = self._encode(texts)
         off = offsets(counts)
         buf, base = text_bytes(texts)
         isb = char_boundaries(buf)

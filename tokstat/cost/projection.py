@@ -218,6 +218,9 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     if not need <= set(results.columns):
         raise TokstatError(f"results lack columns {sorted(need - set(results.columns))}",
                            fix="pass the output of tokstat compare or tokstat sweep")
+    from ..metrics import check_rates
+
+    check_rates(results, "the results")
     tokens_of, volume = volume_tokens(results, model, train_chars=train_chars, train_bytes=train_bytes,
                                       train_tokens=train_tokens, tokens_per_param=tokens_per_param, reference=reference)
     mix = parse_mix(mix)

@@ -311,15 +311,27 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
             if n == 1:
                 _check_paths(obj, mapping, path, no)
             sid = obj.get(id_col) if id_col else None
+            if sid is not None and (isinstance(sid, bool) or not isinstance(sid, (str, int))):
+                raise TokstatError(f"the id column {id_col!r} holds a {type(sid).__name__}, not a text or an integer",
+                                   path=path, line=no, fix="give every segment a string or integer id, or drop the column")
             yield Segment(str(sid) if sid is not None else f"{id_prefix}{n}",
                           {lang: text(_field(obj, c), no) for lang, c in mapping.items()})
 
     def gen_parquet():
         import pyarrow.parquet as pq
 
+        import pyarrow as pa
+
         n = 0
         try:
-            for rb in pq.ParquetFile(path).iter_batches(batch_size=batch_size, columns=sel):
+            pf = pq.ParquetFile(path)
+            if id_col:
+                t = pf.schema_arrow.field(id_col).type
+                if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
+                        or pa.types.is_null(t)):
+                    raise TokstatError(f"the id column {id_col!r} is of type {t}, not text or integers", path=path,
+                                       fix="give every segment a string or integer id, or drop the column")
+            for rb in pf.iter_batches(batch_size=batch_size, columns=sel):
                 cols = {lang: rb.column(c).to_pylist() for lang, c in mapping.items()}
                 ids = rb.column(id_col).cast("string").to_pylist() if id_col else None
                 for k in range(rb.num_rows):

@@ -17,7 +17,7 @@ import polars as pl
 
 from ..errors import TokstatError
 from ..io import read_table
-from ..metrics import COMPARE_COLUMNS
+from ..metrics import COMPARE_COLUMNS, check_rates
 from ..parse import corpus_of
 
 KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments")
@@ -81,6 +81,7 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
     out: dict[str, list[pl.DataFrame]] = {}
     for p in map(Path, paths):
         df = check_types(read_table(p, "tokstat compare/sweep/cost --out"), p)
+        check_rates(df, p)
         k = kind_of(df)
         if k is None:
             raise TokstatError("not a tokstat compare, sweep, cost or segments result (columns: "

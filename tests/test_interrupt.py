@@ -71,6 +71,29 @@ def test_signal_leaves_no_partial_output(tmp_path, sig, code, word):
                    for w in workers), "a worker outlived the run"
 
 
+@pytest.mark.slow
+def test_workers_die_with_a_killed_parent(tmp_path):
+    """``kill -9`` of the main process (no handler runs): its --workers children end too, within
+    seconds, instead of waiting forever on their queue."""
+    corpus = tmp_path / "big.jsonl"
+    _big_corpus(corpus)
+    cmd = [sys.executable, "-m", "tokstat.cli", "compare", str(corpus), "-t", "train:bpe:500", "--workers", "2", "--quiet"]
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 60
+    while len(_children(p.pid)) < 2 and time.time() < deadline:
+        time.sleep(0.1)
+    workers = _children(p.pid)
+    assert len(workers) >= 2, "the workers never started"
+    p.kill()
+    p.wait()
+    deadline = time.time() + 10
+    alive = workers
+    while alive and time.time() < deadline:
+        time.sleep(0.2)
+        alive = {w for w in workers if Path(f"/proc/{w}").exists() and "Z" not in open(f"/proc/{w}/stat").read().split()[2]}
+    assert not alive, f"workers {sorted(alive)} outlived their killed parent"
+
+
 def _interrupt_on_write(monkeypatch, n: int):
     """``os.write`` raises KeyboardInterrupt on its ``n``-th call (the checked writer's own writes)."""
     real, calls = os.write, []

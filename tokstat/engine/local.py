@@ -46,10 +46,38 @@ def _one_core(job: Job):
                 os.environ[k] = v
 
 
-def _worker(job: Job, inq, outq) -> None:
+def die_with_parent(parent: int) -> None:
+    """Make this worker end when the process that started it ends, however it ends (``kill -9``
+    included): Linux's ``PR_SET_PDEATHSIG`` where there is one, and everywhere a watchdog thread that
+    exits when the parent is gone (a worker blocked on its queue would otherwise wait forever)."""
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:      # the parent died before the line above
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="tokstat-parent-watch").start()
+
+
+def _worker(job: Job, inq, outq, parent: int | None = None) -> None:
     # Ctrl-C reaches the whole process group: the driver handles it and stops the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if parent is not None:
+        die_with_parent(parent)
     try:
         _single_threaded(job)
         acc = job.empty()
@@ -81,7 +109,7 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
             return count_batches(job, chain(head, it), progress)
     ctx = _context()
     inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(job, inq, outq), daemon=True)
+    procs = [ctx.Process(target=_worker, args=(job, inq, outq, os.getpid()), daemon=True)
              for _ in range(workers)]
     for p in procs:
         p.start()

@@ -46,3 +46,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if skipped:
         terminalreporter.write_sep("!", f"THE REPORT WAS NOT CHECKED IN A BROWSER: {len(skipped)} browser test(s) "
                                         "skipped (install Chromium: apt-get install chromium)", red=True, bold=True)
+
+
+# Hypothesis: the same examples on every CI run (derandomize), so that the suite is deterministic;
+# locally it explores (and remembers failures in .hypothesis/).
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("ci", derandomize=True, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+if os.environ.get("CI"):
+    settings.load_profile("ci")

@@ -33,8 +33,13 @@ class Piece:
 def pieces(adapter: Adapter, text: str) -> list[Piece]:
     """The tokens of ``text`` (no special tokens), as the library gives them.
 
-    >>> from tokstat import load_tokenizer
-    >>> [(p.shown, p.kind) for p in pieces(load_tokenizer("tiktoken:cl100k_base"), "Hi 語")]
+    A byte-level BPE of the 256 bytes and two merges (made here: the example needs no download):
+
+    >>> import tiktoken
+    >>> from tokstat.adapters.tiktoken_ import TiktokenAdapter
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"Hi": 256, b" \\xe8": 257}
+    >>> enc = tiktoken.Encoding("tiny", pat_str=r" ?\\S+|\\s+", mergeable_ranks=ranks, special_tokens={})
+    >>> [(p.shown, p.kind) for p in pieces(TiktokenAdapter(enc, "tiktoken/tiny", "0" * 64), "Hi 語")]
     [('Hi', 'text'), (' <e8>', 'partial'), ('<aa>', 'partial'), ('<9e>', 'partial')]
     """
     enc = adapter.encode_spans([text])

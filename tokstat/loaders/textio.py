@@ -79,14 +79,39 @@ def check_utf8_file(path: Path) -> None:
         pass
 
 
+def looks_utf16(path: Path) -> bool:
+    """Whether ``path`` holds UTF-16 or UTF-32 text (see :func:`check_not_utf16`)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    nuls = head.count(0)
+    if len(head) < 4 or nuls <= len(head) // 4:
+        return False
+    even = head[0::2].count(0)
+    if max(even, nuls - even) >= 0.95 * nuls:                    # UTF-16: NULs at one parity
+        return True
+    by4 = [head[k::4].count(0) for k in range(4)]                 # UTF-32: three of four offsets
+    return len(head) >= 16 and nuls > len(head) // 2 and min(by4) <= 0.05 * nuls and sum(by4) - min(by4) >= 0.95 * nuls
+
+
 def check_not_utf16(path: Path) -> None:
     """Refuse UTF-16/32 (with or without a BOM): read as UTF-8 it would give NULs between letters.
 
     Without a BOM, UTF-16 text of any script written mostly in ASCII or Latin has a NUL in every
-    other byte; a file whose first 4 KiB are more than a quarter NUL bytes is taken for it.
+    other byte: a file whose first 4 KiB are more than a quarter NUL bytes, nearly all (95 %) at even
+    offsets or nearly all at odd ones, is taken for it. UTF-8 text that merely holds NUL characters
+    has them at both parities and is read as text.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.txt"
+    >>> _ = p.write_bytes("hello world\\n".encode("utf-16-le")); looks_utf16(p)
+    True
+    >>> _ = p.write_bytes("hello world\\n".encode("utf-32-le")); looks_utf16(p)
+    True
+    >>> _ = p.write_bytes(b"\\0\\0\\0a\\0\\0\\n" * 4); looks_utf16(p)
+    False
     """
-    with open(path, "rb") as f:
-        head = f.read(4096)
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) >= 4 and head.count(0) > len(head) // 4):
+    if looks_utf16(path):
         raise TokstatError("the file is UTF-16 (or UTF-32), not UTF-8", path=path,
                            fix="re-encode it: iconv -f UTF-16 -t UTF-8 IN > OUT")

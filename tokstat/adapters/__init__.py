@@ -47,6 +47,25 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     return kind, target, opts
 
 
+def locate(kind: str, target: str) -> str:
+    """A relative tokenizer path that is not in the current folder is looked for in the folders of
+    ``$TOKSTAT_TOKENIZERS``, then ``./tokenizers`` (where registry files are looked for too):
+    ``spm:llama2/tokenizer.model`` finds ``$TOKSTAT_TOKENIZERS/llama2/tokenizer.model``. Registry
+    names (``tiktoken:cl100k_base``) and anything found here are left as they are."""
+    import os
+    from pathlib import Path
+
+    from .tiktoken_ import search_dirs
+
+    p = Path(target)
+    if p.is_absolute() or os.path.lexists(p) or (kind == "tiktoken" and not (p.suffix or "/" in target)):
+        return target
+    for d in search_dirs():
+        if os.path.lexists(d / p):
+            return str(d / p)
+    return target
+
+
 def load_tokenizer(spec: str | Adapter) -> Adapter:
     """Build the adapter for ``spec`` (an :class:`Adapter` is returned as it is)."""
     if isinstance(spec, Adapter):
@@ -65,6 +84,7 @@ def load_tokenizer(spec: str | Adapter) -> Adapter:
                                                          or "." in target):
         raise TokstatError(f"?pattern= is for ranks files; the encoding {target!r} has its own split pattern",
                            fix=f"drop ?pattern=, or pass a ranks file: tiktoken:PATH/{target}.tiktoken?pattern=NAME")
+    target = locate(kind, target)
     adapter = CONSTRUCTORS[kind](target, opts)
     check_pin(spec, adapter.file_hash, opts.get("sha256"), path=target)
     return adapter

@@ -55,3 +55,12 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 settings.register_profile("ci", derandomize=True, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_configure(config):
+    """The quick loop (``-m "not slow"``) runs the property tests on fewer examples; CI and a full run
+    keep theirs (ROUNDTRIP_EXAMPLES, the ``ci`` profile)."""
+    if "not slow" in (config.getoption("markexpr") or "") and not os.environ.get("CI"):
+        os.environ.setdefault("ROUNDTRIP_EXAMPLES", "8")
+        settings.register_profile("quick", max_examples=10, deadline=None)
+        settings.load_profile("quick")

@@ -73,6 +73,7 @@ def check_spans(name, adapter, texts):
                     assert covered[pos], (name, t, ch)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_ids_equal_library_and_spans_tile(name):
     adapter, oracle = adapter_and_oracle(name)
@@ -87,6 +88,7 @@ def test_ids_equal_library_and_spans_tile(name):
 TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["cl100k_base", "qwen3", "llama2", "bert-base-chinese", "t5"])
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(TEXT, min_size=1, max_size=4))
@@ -124,6 +126,7 @@ def test_wordpiece_casing_default_is_stated():
     assert cased.encode_batch(["Hello"])[0] == [100]  # [UNK]: the vocab is lower-case
 
 
+@pytest.mark.slow
 def test_tiktoken_registry_name_offline_from_cache(tmp_path, monkeypatch):
     import tiktoken_ext.openai_public as op
 
@@ -152,6 +155,7 @@ def test_tiktoken_registry_seeds_cache_from_local_dir(tmp_path, monkeypatch):
     assert a.file_hash and len(list((tmp_path / "cache").iterdir())) == 1
 
 
+@pytest.mark.slow
 def test_tiktoken_gpt2_seeds_cache_from_encoder_json_and_vocab_bpe(tmp_path, monkeypatch):
     """gpt2 is two files (vocab.bpe, encoder.json; the shared copy is pretty-printed JSON): both seed
     tiktoken's cache, tiktoken checks their published hashes, and the ids equal r50k_base's."""
@@ -169,6 +173,7 @@ def test_tiktoken_gpt2_seeds_cache_from_encoder_json_and_vocab_bpe(tmp_path, mon
     assert a.encode_batch(texts) == [r50k.encode_ordinary(t) for t in texts]
 
 
+@pytest.mark.slow
 def test_hf_hub_id_offline_from_cache(tmp_path, monkeypatch):
     snap = tmp_path / "hub" / "models--Qwen--Qwen3-8B" / "snapshots" / ("a" * 40)
     snap.mkdir(parents=True)

@@ -242,6 +242,7 @@ def test_json_outputs_carry_the_documented_keys(tmp_path, capsys):
     assert len(rows) == 6 and {"vocab_size", "mfu", "mfu_source", "recommended", "not_recommended_because"} <= set(rows[0])
 
 
+@pytest.mark.slow
 def test_compare_rows_carry_vocab_size_and_family():
     from tokstat import compare, load_tokenizer
 
@@ -262,6 +263,7 @@ def test_the_report_never_names_a_tokenizer_that_loses_text():
     assert text.startswith("<b>hf/qwen3</b>") and "Not recommended, as they lose text: spm/t5" in text
 
 
+@pytest.mark.slow
 def test_roundtrip_rate_is_the_libraries_own_decode_and_a_lossy_tokenizer_is_never_recommended(shared):
     from tokstat import compare, load_tokenizer
     from tokstat.loaders import load_corpus
@@ -284,6 +286,7 @@ def test_roundtrip_rate_is_the_libraries_own_decode_and_a_lossy_tokenizer_is_nev
     assert not b["recommended"].any() and b["not_recommended_because"].str.contains("decoder gives back").all()
 
 
+@pytest.mark.slow
 def test_cost_on_pud_with_real_tokenizers_shows_their_vocabularies_and_recommends_none_that_loses_text(shared):
     """The issue's acceptance run: cl100k_base, llama3, qwen3, llama2 (and t5, which loses Chinese
     and Japanese) on PUD: each row priced with its own vocabulary; no lossy row recommended."""

@@ -68,6 +68,7 @@ def test_missing_columns():
         project(RES.drop("premium"), preset("gpt2-small"), gpu("t4"), train_chars=1)
 
 
+@pytest.mark.slow
 def test_sweep_results_use_each_vocabulary_and_recommend_one(tmp_path):
     from tokstat.sweep import sweep
 
@@ -81,6 +82,7 @@ def test_sweep_results_use_each_vocabulary_and_recommend_one(tmp_path):
     assert r["training_flops"] == pytest.approx(r["training_tokens"] * training_flops_per_token(m.with_vocab(4000)))
 
 
+@pytest.mark.slow
 def test_cli_cost_on_compare_and_sweep_output(tmp_path, capsys):
     cmp = tmp_path / "c.parquet"
     assert main(["compare", "sample", "-t", "train:bpe:1000", "--out", str(cmp)]) == 0

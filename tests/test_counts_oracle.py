@@ -36,18 +36,21 @@ def _check(adapter, texts, segmenter):
         assert {c: int(got[c][i]) for c in COLUMNS} == want, (t, enc.tokens(i), enc.spans(i))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=TEXTS)
 def test_counts_equal_reference_regex_words(adapter, texts):
     _check(adapter, texts, regex_words)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=TEXTS)
 def test_counts_equal_reference_jieba_words(adapter, texts):
     _check(adapter, texts, jieba_words)
 
 
+@pytest.mark.slow
 def test_counts_equal_reference_on_pud_sentences(adapter):
     from tokstat import load_corpus
 

@@ -37,6 +37,7 @@ def _frame(**kw) -> pl.DataFrame:
     return compare(str(SAMPLE), [Bytes(), "train:bpe:1500"], n_boot=200, **kw)
 
 
+@pytest.mark.slow
 def test_workers_give_identical_results():
     one = _frame(workers=1, batch_size=64)
     for w, bs in ((2, 64), (3, 50), (2, 4096)):
@@ -62,6 +63,7 @@ def _shards(tmp_path, n: int, suffix: str):
     return paths, whole
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".parquet", ".jsonl"])
 def test_sharded_corpus_equals_one_file(tmp_path, suffix):
     (tmp_path / "s").mkdir()

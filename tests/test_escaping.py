@@ -76,7 +76,8 @@ def _hostile(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(cols) if cols else df
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".json"])
+@pytest.mark.parametrize("suffix", [".csv", pytest.param(".parquet", marks=pytest.mark.slow),
+                                    pytest.param(".json", marks=pytest.mark.slow)])
 def test_a_hostile_value_in_every_text_column_is_shown_as_text(results, tmp_path, capsys, suffix):
     paths = []
     for k, df in results.items():
@@ -93,6 +94,7 @@ def _numeric_columns(results) -> list[tuple[str, str]]:
     return [(k, c) for k, df in results.items() for c, t in df.schema.items() if t.is_numeric()]
 
 
+@pytest.mark.slow
 def test_a_numeric_column_holding_text_is_refused_or_escaped(results, tmp_path, capsys):
     """Each numeric column of each kind, in turn, holds the payload (a CSV someone edited): the
     report exits 2 naming the file and column, or (where the column is informative only) shows it

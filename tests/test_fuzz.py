@@ -149,6 +149,7 @@ def adapter(request):
     return load_tokenizer(CASES[request.param][0])
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=st.lists(TEXT, min_size=1, max_size=6))
 def test_adapters_give_valid_spans_on_any_text(adapter, texts):

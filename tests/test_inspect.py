@@ -23,6 +23,7 @@ CL = "tiktoken:cl100k_base"
 @settings(max_examples=60, deadline=None)
 @given(text=st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=30)
        | st.sampled_from(["你好世界", "語", "👩‍👩‍👧 👍🏽", "e\u0301", "Straße", "한국어", "\u200d"]))
+@pytest.mark.slow
 def test_pieces_are_the_librarys_tokens_and_cover_the_text(text):
     """The ids are the library's own; the spans tile the text's bytes; a piece is shown as text
     exactly when it holds whole characters."""
@@ -126,6 +127,7 @@ def test_two_premiums_by_hand():
     assert df.filter(pl.col("language") == "en")["premium_mean_of_ratios"][0] == 1.0
 
 
+@pytest.mark.slow
 def test_mean_of_ratios_is_toksuites_parity_on_pud(shared, tmp_path, monkeypatch):
     """Oracle: TokSuite's compute_parity (r-three/TokSuite, calculate_intrinsic_tokenizer_metrics.py)
     re-implemented with tiktoken called directly, on PUD zh/en: the mean over sentences of
@@ -149,6 +151,7 @@ def test_mean_of_ratios_is_toksuites_parity_on_pud(shared, tmp_path, monkeypatch
     assert abs(row["premium_mean_of_ratios"] - row["premium"]) > 1e-3   # the two parities differ here
 
 
+@pytest.mark.slow
 def test_mean_of_ratios_is_identical_for_any_worker_count():
     a = compare("sample", [CL], n_boot=100, workers=1)
     b = compare("sample", [CL], n_boot=100, workers=2, batch_size=37)
@@ -177,6 +180,7 @@ def test_coverage_excludes_unknown_and_renyi_has_both_normalisations(shared):
         assert r["renyi_efficiency_observed"] >= r["renyi_efficiency"]   # log(observed) <= log(declared)
 
 
+@pytest.mark.slow
 def test_chinese_script_is_detected_and_named(shared, recwarn):
     assert chinese_script(["這個國家"])[0] == "Hant" and chinese_script(["这个国家"])[0] == "Hans"
     assert chinese_script(["這个"])[0] == "mixed" and chinese_script(["abc"]) == (None, None)

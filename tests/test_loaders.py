@@ -262,6 +262,7 @@ def test_malformed_conllu_names_line(tmp_path):
         list(load_corpus(p))
 
 
+@pytest.mark.slow
 def test_shared_pud_twelve_languages(shared):
     c = load_corpus(shared / "corpora/ud-pud")
     assert len(c.languages) == 12 and {"zh", "ja", "th", "en"} <= set(c.languages)
@@ -370,6 +371,7 @@ def test_manifests_listed_and_name_the_manifest(monkeypatch):
         list(load_corpus("flores"))
 
 
+@pytest.mark.slow
 def test_cli_corpus_info(capsys, shared):
     assert main(["corpus", "info", "sample"]) == 0
     out = capsys.readouterr().out

@@ -161,6 +161,7 @@ def cl100k():
     return f"tiktoken:{SHARED_TOK}/cl100k_base/cl100k_base.tiktoken"
 
 
+@pytest.mark.slow
 def test_pud_english_totals_equal_library(cl100k):
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
@@ -204,6 +205,7 @@ def test_signature_and_train_heldout(cl100k):
     assert 0 < trained["segments"][0] < 100  # only the held-out 10 % is evaluated
 
 
+@pytest.mark.slow
 def test_cli_compare_writes_atomically(cl100k, tmp_path, capsys):
     from tokstat.cli import main
 

@@ -72,6 +72,7 @@ def _charts(page: str) -> list[str]:
     return re.findall(r'<figure class="chart" id="chart-([\w-]+)"', page)
 
 
+@pytest.mark.slow
 def test_readme_report_answers_and_charts(readme_report):
     page = readme_report[0].read_text()
     assert set(_charts(page)) == README_CHARTS
@@ -85,6 +86,7 @@ def test_readme_report_answers_and_charts(readme_report):
         assert f'id="{a}"' in page or f'id="chart-{a}"' in page, a       # every evidence link lands
 
 
+@pytest.mark.slow
 def test_answers_equal_the_tables(files, tmp_path):
     """The recommended tokenizer is the reliable one with the fewest tokens for the mix (computed
     here from the compare table), its premiums and the vocabulary size are the tables'/plan's."""
@@ -110,6 +112,7 @@ def test_answers_equal_the_tables(files, tmp_path):
     assert "segment_premium" in _charts(page) and "worst" in page     # the segments file was used
 
 
+@pytest.mark.slow
 def test_unreliable_tokenizer_is_never_the_answer(tmp_path):
     """A tokenizer with the lowest premium that loses text (here: a vocabulary with no Chinese, so
     nearly every Chinese character is unknown) is named as not recommended, never recommended."""
@@ -130,6 +133,7 @@ def test_unreliable_tokenizer_is_never_the_answer(tmp_path):
     assert f"Not recommended, as they lose text: {lossy}" in ans["tokenizer"]
 
 
+@pytest.mark.slow
 def test_corpora_are_never_merged(tmp_path, shared):
     a = compare("sample", ["tiktoken:cl100k_base"], n_boot=50)
     b = compare(str(shared / "corpora/tatoeba-cmn-eng/cmn.txt"), ["tiktoken:cl100k_base"], n_boot=50)
@@ -144,6 +148,7 @@ def test_corpora_are_never_merged(tmp_path, shared):
         assert s.get("compare")["tokens"].to_list() == df["tokens"].to_list()
 
 
+@pytest.mark.slow
 def test_two_tokenizers_with_one_id_are_refused(tmp_path):
     plain = compare("sample", ["train:bpe:1500"], n_boot=50)
     mixed = compare("sample", ["train:bpe:1500?heldout=0.2"], n_boot=50)
@@ -157,6 +162,7 @@ def test_two_tokenizers_with_one_id_are_refused(tmp_path):
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow
 def test_report_is_self_contained_and_deterministic(files, tmp_path):
     paths, _ = files
     a = report(list(paths.values()), tmp_path / "a.html")
@@ -169,6 +175,7 @@ def test_report_is_self_contained_and_deterministic(files, tmp_path):
     assert page.count("corpus:sample-zh-en@") >= 4                               # the signatures
 
 
+@pytest.mark.slow
 def test_compact_table_and_full_table(files, tmp_path):
     paths, t = files
     page = report([paths["compare"]], tmp_path / "r.html").read_text()
@@ -182,6 +189,7 @@ def test_compact_table_and_full_table(files, tmp_path):
     assert f"{r['unk_rate']:.1%}" in compact                                     # rates as %
 
 
+@pytest.mark.slow
 def test_png_charts(readme_report):
     pngs = sorted(p.name for p in readme_report[1].iterdir())
     assert pngs == sorted(f"{n}.png" for n in README_CHARTS)
@@ -339,6 +347,7 @@ def many_report(tmp_path_factory):
     return report({"compare": c}, d / "many.html"), c
 
 
+@pytest.mark.slow
 def test_many_tokenizers_answer(many_report):
     out, c = many_report
     page = out.read_text()
@@ -354,6 +363,7 @@ def test_many_tokenizers_in_chromium(many_report, tmp_path, width):
     check_in_browser(many_report[0], tmp_path, width, len(_charts(many_report[0].read_text())))
 
 
+@pytest.mark.slow
 def test_cost_of_another_tokenizer_with_the_same_id_is_refused(tmp_path):
     """A cost file priced from a different run's ``train/bpe-1500`` next to this comparison."""
     a = compare("sample", ["train:bpe:1500"], n_boot=50)
@@ -367,6 +377,7 @@ def test_cost_of_another_tokenizer_with_the_same_id_is_refused(tmp_path):
     assert report([pa, pk], tmp_path / "r.html").exists()       # its own cost: fine
 
 
+@pytest.mark.slow
 def test_report_without_a_pivot(tmp_path):
     """compare --pivot none: no premium anywhere, the tokenizer answer by tokens for the corpus's own
     character shares, which are the compare table's."""

@@ -35,6 +35,7 @@ def _tok():
     return _T
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(HAN)
 def test_jieba_pieces_tile_the_text_and_equal_jieba_on_short_texts(text):
@@ -65,6 +66,7 @@ def test_mecab_words_are_fugashis_surfaces():
         assert [text[a:b] for a, b in spans] == [w.surface for w in tagger(text) if w.surface.strip()]
 
 
+@pytest.mark.slow
 def test_thai_words_are_pythainlps_newmm():
     pytest.importorskip("pythainlp")
     from pythainlp.tokenize import word_tokenize
@@ -85,6 +87,7 @@ def test_a_missing_segmenter_gives_null_words_with_a_warning(monkeypatch):
     assert seg.segmenter_name("ja", True) == "gold"
 
 
+@pytest.mark.slow
 def test_every_pud_language_gets_words_without_gold(shared):
     from tokstat.segmenters import segmenter_name, word_spans
     from tokstat import load_corpus

@@ -33,6 +33,7 @@ def _run(capsys, monkeypatch, width: int, args: list[str]) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [80, 100, 120])
 def test_compare_table_fits_and_keeps_every_id(width, capsys, monkeypatch, shared):
     specs = SPECS + [LONG.format(shared=shared), f"hf:{shared}/tokenizers/qwen3/tokenizer.json"]
@@ -60,6 +61,7 @@ def test_compare_table_fits_and_keeps_every_id(width, capsys, monkeypatch, share
         assert f"{r['premium']:.2f}× [{r['premium_ci_low']:.2f}–{r['premium_ci_high']:.2f}]" in out
 
 
+@pytest.mark.slow
 def test_wide_shows_every_column(capsys, monkeypatch):
     out = _run(capsys, monkeypatch, 80, ["compare", "sample", "-t", "tiktoken:cl100k_base", "--quiet", "--wide"])
     for head in ("bytes/tok", "cont.words", "round-trip", "bound.F1", "Rényi", "mean of ratios"):
@@ -68,6 +70,7 @@ def test_wide_shows_every_column(capsys, monkeypatch):
     assert "Rényi" not in narrow and "premium [95% CI]" in narrow
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [80, 100, 120])
 def test_cost_and_sweep_tables_fit(width, capsys, monkeypatch, tmp_path):
     cmp = tmp_path / "cmp.parquet"
@@ -132,6 +135,7 @@ def test_meter_draws_done_over_total():
     assert "7 segments" in text and "ETA" not in text, text
 
 
+@pytest.mark.slow
 def test_sweep_shows_its_training_phase(monkeypatch):
     import importlib
 

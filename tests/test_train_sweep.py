@@ -100,6 +100,7 @@ def test_unigram_sweep_trains_each_size():
         sweep(SAMPLE, "spm-unigram", [800])
 
 
+@pytest.mark.slow
 def test_cli_train_and_sweep(tmp_path, capsys):
     assert main(["train", "sample", "--algo", "bpe", "--vocab-size", "1000", "--out", str(tmp_path / "tok")]) == 0
     assert (tmp_path / "tok" / "tokenizer.json").exists()
@@ -163,6 +164,7 @@ def test_sweep_seed_moves_the_split_and_boot_seed_only_the_interval():
     assert b["premium_ci_low"].to_list() != d0["premium_ci_low"].to_list()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algo, fname", [("bpe", "tokenizer.json"), ("spm-bpe", "tokenizer.model")])
 def test_a_saved_tokenizer_loaded_later_keeps_its_heldout_split(tmp_path, algo, fname):
     """tokstat train --out, then hf:/spm: on the same corpus: scored on its held-out segments again

@@ -139,3 +139,39 @@ def test_a_hostile_model_name_is_one_error_shown_without_control_characters(resu
     err = capsys.readouterr().err
     assert rc == 2 and "unknown model preset" in err and "\x1b" not in err and "\\x1b]0;title\\x07" in err, err
     assert not (tmp_path / "r.html").exists()
+
+
+# ---------------------------------------------------------------- the terminal
+
+ESC = "\x1b]0;pwned\x07\x1b[2J\u202e\x9b31m"
+
+
+def _no_control(out: str) -> None:
+    assert not any(c in out for c in "\x1b\x07\x9b\u202e"), repr(out[:300])
+
+
+def test_worst_shows_control_characters_as_escapes(results, tmp_path, capsys):
+    """``tokstat worst`` prints corpus text: ESC/OSC (title, clipboard), CSI and bidi overrides in
+    it are shown as escapes, never sent to the terminal."""
+    segs = results["segments"].with_columns(pl.concat_str(pl.col("text"), pl.lit(ESC)).alias("text"))
+    write_table(segs, tmp_path / "s.parquet")
+    assert main(["worst", str(tmp_path / "s.parquet"), "-n", "3"]) == 0
+    out = capsys.readouterr()
+    _no_control(out.out + out.err)
+    assert "\\x1b]0;pwned\\x07" in out.out.replace("\n", "")
+
+
+def test_show_and_names_from_files_show_control_characters_as_escapes(tmp_path, capsys):
+    from tok_fixtures import tiny_files
+
+    tok = tiny_files(tmp_path)["hf"]
+    assert main(["show", "ab" + ESC, "-t", f"hf:{tok}"]) == 0
+    d = tmp_path / ("corpus" + "\x1b]0;t\x07")          # a file name holding an escape: the corpus's name
+    d.mkdir()
+    (d / "en.txt").write_text("Hello.\n")
+    (d / "zh.txt").write_text("你好。\n")
+    assert main(["corpus", "info", str(d)]) == 0
+    assert main(["compare", str(d / "nope.tsv"), "-t", f"hf:{tok}"]) == 2     # an error naming the path
+    out = capsys.readouterr()
+    _no_control(out.out + out.err)
+    assert "\\x1b]0;t\\x07" in out.err and "\\x1b]0;t\\x07" in out.out.replace("\n", "")

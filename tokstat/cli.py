@@ -490,7 +490,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
     from .cost.hardware import gpu
     from .cost.model import model_config
     from .cost.projection import project
-    from .io import read_table, write_tables
+    from .io import write_tables
 
     if not model_name:
         raise TokstatError("cost needs a model", fix="pass --model PRESET (see tokstat model-info --help)")
@@ -573,7 +573,7 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
 
     from . import parse
     from .cost.model import model_config
-    from .io import read_table, table_bytes, write_outputs
+    from .io import table_bytes, write_outputs
     from .split import Split
     from .vocabplan import per_size_table, plan_from, plot_plan
 
@@ -697,7 +697,7 @@ def robustness_cmd(corpus_spec, tokenizers, max_segments, out, **kw):
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
     """The segments of a compare --segments-out file where a tokenizer does worst against the pivot."""
-    from .io import read_table, write_tables
+    from .io import write_tables
     from .show import worst
 
     check_outputs({"--out": (out, "table")}, inputs=[segments_file])

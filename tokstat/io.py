@@ -50,7 +50,7 @@ def regular_file(path: str | os.PathLike, what: str = "input") -> Path:
     >>> regular_file("/dev/null")
     Traceback (most recent call last):
     ...
-    tokstat.errors.TokstatError: /dev/null: the input is a character device, not a regular file (fix: pass a regular file; copy the data into one first)
+    tokstat.errors.TokstatError: /dev/null: the input is a character device, not a regular file (fix: ...)
     """
     p = Path(path)
     try:

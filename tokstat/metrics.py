@@ -177,7 +177,7 @@ def check_rates(df, source: object = None) -> None:
     >>> check_rates(pl.DataFrame({"tokenizer": ["t"], "language": ["zh"], "tokens_per_char": [0.0]}), "r.csv")
     Traceback (most recent call last):
     ...
-    tokstat.errors.TokstatError: r.csv: tokens_per_char is 0.0 for t on zh: a rate of tokens must be above zero (fix: pass results written by tokstat compare or sweep, unedited)
+    tokstat.errors.TokstatError: r.csv: tokens_per_char is 0.0 for t on zh: a rate of tokens must be above zero (fix: ...)
     """
     from .errors import TokstatError
 

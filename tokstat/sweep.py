@@ -13,7 +13,6 @@ import json
 import os
 import threading
 import warnings
-from pathlib import Path
 
 import polars as pl
 from tokenizers import Tokenizer, models

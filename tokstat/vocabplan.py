@@ -233,7 +233,7 @@ def check_plan_inputs(*, n_nv: float, d_model: float, flops: float | None = None
     >>> check_plan_inputs(n_nv=6.5e9, d_model=4096, max_premium=float("nan"))
     Traceback (most recent call last):
     ...
-    tokstat.errors.TokstatError: --max-premium must be a finite number of at least 1 (a premium against the pivot), got nan (fix: e.g. --max-premium 1.5)
+    tokstat.errors.TokstatError: --max-premium must be a finite number of at least 1 (a premium against the pivot), got nan (fix: ...)
     """
     if not (isinstance(n_nv, (int, float)) and math.isfinite(n_nv) and 0 < n_nv <= MAX_N_NV):
         raise TokstatError(f"--non-vocab-params must be a finite number in (0, {MAX_N_NV:.0e}], got {n_nv}",

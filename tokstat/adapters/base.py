@@ -7,7 +7,6 @@ exactly those tokens.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sys

@@ -43,6 +43,26 @@ def _roofline(flops: float, nbytes: float, g: GPU, gpus: int, mfu: float, mbu: f
     return (tc, "compute") if tc >= tm else (tm, "memory")
 
 
+def prefill_seconds(m: ModelConfig, g: GPU, *, batch: int, seq: int, mfu: float, mbu: float, gpus: int = 1,
+                    weights: str = "bf16", kv_dtype: str = "bf16") -> tuple[float, str]:
+    """Prefill of ``batch`` sequences of ``seq`` tokens: the roofline of their forward FLOPs and the
+    bytes of the weights and the KV written (the formula :func:`serving` prices requests with)."""
+    kv = kv_cache_bytes_per_token(m, kv_dtype)
+    t, bound = _roofline(batch * seq * forward_flops_per_token(m, context=seq),
+                         inference_weight_bytes(m, weights) + batch * seq * kv, g, gpus, mfu, mbu)
+    return t + tp_allreduce_seconds(m, batch * seq, gpus, g.interconnect_gb_s), bound
+
+
+def decode_step_seconds(m: ModelConfig, g: GPU, *, batch: int, context: int, mfu: float, mbu: float, gpus: int = 1,
+                        weights: str = "bf16", kv_dtype: str = "bf16") -> tuple[float, str]:
+    """One decoding step of ``batch`` sequences holding ``context`` tokens of cache: the roofline of
+    one token's forward FLOPs each and the bytes of the weights and the batch's KV caches read."""
+    kv = kv_cache_bytes_per_token(m, kv_dtype)
+    t, bound = _roofline(batch * forward_flops_per_token(m, context=max(int(context), 1)),
+                         inference_weight_bytes(m, weights) + batch * kv * kv_cache_tokens(m, context), g, gpus, mfu, mbu)
+    return t + tp_allreduce_seconds(m, batch, gpus, g.interconnect_gb_s), bound
+
+
 def serving(tpc: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: float, price: float, batch: int,
             weights: str = "bf16", kv_dtype: str = "bf16", prompt_tokens: float = 250,
             output_tokens: float = 62.5) -> dict:

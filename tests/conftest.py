@@ -46,6 +46,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if skipped:
         terminalreporter.write_sep("!", f"THE REPORT WAS NOT CHECKED IN A BROWSER: {len(skipped)} browser test(s) "
                                         "skipped (install Chromium: apt-get install chromium)", red=True, bold=True)
+    gpu = [r for r in terminalreporter.stats.get("skipped", []) if "gpu_check" in getattr(r, "nodeid", "")]
+    if gpu:
+        terminalreporter.write_sep("-", "analysis/gpu_check.py's CPU self-test was skipped: torch and transformers are "
+                                        "not installed (TORCH_PYTHON=... names an interpreter that has them)")
 
 
 # Hypothesis: the same examples on every CI run (derandomize), so that the suite is deterministic;

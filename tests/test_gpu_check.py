@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 
@@ -13,14 +14,19 @@ import pytest
 
 from conftest import ROOT
 
-HAVE_TORCH = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))
+#: the interpreter that has torch and transformers: this one, or $TORCH_PYTHON (a separate environment,
+#: as on the GPU machine, where tokstat's own dependencies are not installed)
+TORCH_PYTHON = os.environ.get("TORCH_PYTHON") or sys.executable
+HAVE_TORCH = subprocess.run([TORCH_PYTHON, "-c", "import torch, transformers"], capture_output=True).returncode == 0 if (
+    os.environ.get("TORCH_PYTHON") or all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))) else False
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAVE_TORCH, reason="torch and transformers are not installed (pip install torch transformers)")
+@pytest.mark.skipif(not HAVE_TORCH, reason="torch and transformers are not installed (pip install torch transformers, or "
+                                                   "TORCH_PYTHON=an interpreter that has them)")
 def test_gpu_check_runs_on_cpu_and_compares(tmp_path):
     out = tmp_path / "gpu_check.json"
-    r = subprocess.run([sys.executable, str(ROOT / "analysis/gpu_check.py"), "--tiny", "--device", "cpu", "--repeats", "2",
+    r = subprocess.run([TORCH_PYTHON, str(ROOT / "analysis/gpu_check.py"), "--tiny", "--device", "cpu", "--repeats", "2",
                         "--warmup", "1", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     data = json.loads(out.read_text())

@@ -414,8 +414,9 @@ def model_options(f):
 @click.option("--head-dim", type=int, help="width of one attention head when it is not d_model/heads")
 @click.option("--gpu", "gpu_name", default="a100-80gb-sxm", show_default=True, help="for the all-reduce time")
 @click.option("--gpus", default=8, show_default=True, help="data-parallel GPUs for the all-reduce time")
+@click.option("--seq-len", type=int, help="training sequence length (default: the preset's pre-training length)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object (keys in docs/cost-model.md)")
-def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
+def model_info_cmd(model_name, models_file, gpu_name, gpus, seq_len, as_json, **shape):
     """Parameters, FLOPs per token and memory of a model preset or explicit shape."""
     from rich.table import Table
 
@@ -428,7 +429,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
     if as_json:
         import json
 
-        click.echo(json.dumps(model_summary(m), indent=2))
+        click.echo(json.dumps(model_summary(m, seq_len=seq_len), indent=2))
         return
     from rich.text import Text
 
@@ -436,7 +437,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_column("formula")
-    for q, v, f in model_info(m):
+    for q, v, f in model_info(m, seq_len):
         t.add_row(Text(visible(q)), Text(visible(v)), Text(visible(f)))
     t.add_row(f"gradient all-reduce, {gpus}× {gpu_name}", f"{allreduce_seconds(m, gpus, g.interconnect_gb_s):.3f} s",
               f"2·(n−1)/n·2·params B / {g.interconnect_gb_s:g} GB/s (ring)")
@@ -465,6 +466,8 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
 @click.option("--prompt-chars", default=1000.0, show_default=True,
               help="a request's prompt, in characters of the pivot language (the same content in every language)")
 @click.option("--output-chars", default=250.0, show_default=True, help="a request's output, in pivot-language characters")
+@click.option("--seq-len", type=int, help="training sequence length (default: the preset's pre-training length, e.g. "
+              "8,192 for llama3.1-405b, not its 131,072-token context)")
 @click.option("--tp", default=1, show_default=True, help="tensor-parallel degree for training memory")
 @click.option("--pp", default=1, show_default=True, help="pipeline-parallel degree for training memory")
 @click.option("--zero", default=1, show_default=True, help="ZeRO stage 0-3 for training memory")
@@ -484,7 +487,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, as_json, **shape):
 @wide_option
 def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_bytes, train_tokens,
              tokens_per_param, reference, mix, batch, weight_dtype, kv_dtype, prompt_chars, output_chars, tp, pp, zero,
-             recompute, micro_batch, train_precision, goodput, vocab, max_unk, out, as_json):
+             recompute, micro_batch, train_precision, goodput, vocab, max_unk, out, as_json, seq_len):
     """Training and serving cost per (tokenizer, language) from compare/sweep results."""
     from . import parse
     from .cost.hardware import gpu
@@ -500,7 +503,8 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
                   train_bytes=train_bytes, train_tokens=train_tokens, tokens_per_param=tokens_per_param,
                   reference=reference, mix=parse.mix(mix), batch=batch, weights=weight_dtype, kv_dtype=kv_dtype,
                   prompt_chars=prompt_chars, output_chars=output_chars, tp=tp, pp=pp, zero=zero, recompute=recompute,
-                  micro_batch=micro_batch, precision=train_precision, goodput=goodput, vocab=vocab, max_unk=max_unk)
+                  micro_batch=micro_batch, precision=train_precision, goodput=goodput, vocab=vocab, max_unk=max_unk,
+                  seq_len=seq_len)
     if as_json:
         click.echo(json_for_terminal(cdf.write_json()))
         if out:
@@ -532,6 +536,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
     _print(f"volume: {cdf['volume'][0]}")
     _print(f"price: ${cdf['price_usd_h'][0]:,.2f} per GPU-hour ({cdf['price_source'][0]}); training memory: "
            f"tp {tp} × pp {pp} × dp {gpus // (tp * pp)}, ZeRO-{zero}, {recompute} recompute, micro-batch {micro_batch}"
+           f" × {cdf['seq_len'][0]:,}-token sequences"
            f" ({'fits' if (cdf['train_fits'] == 'fits').all() else 'does not fit'} in {gpu_name} memory); serving: "
            f"weights {weight_dtype}, KV {kv_dtype}, requests of {prompt_chars:g} + {output_chars:g} pivot-language characters' "
            f"content, batch {batch}")
@@ -560,13 +565,14 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 @click.option("--serve-chars", type=float, help="also the size minimising training + serving these characters")
 @click.option("--train-chars", type=float, help="with --serve-chars: characters trained on (default 20 tokens/param)")
 @click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="with --serve-chars")
+@click.option("--seq-len", type=int, help="with --serve-chars: training sequence length (default: the preset's pre-training length)")
 @split_options
 @click.option("--out", help="write the per-size table (.parquet, .csv or .json)")
 @click.option("--png", help="write the curves and costs as a PNG")
 @click.option("--json", "as_json", is_flag=True, help="print the plan as one JSON object")
 @quiet_option
 def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix, flops,
-                   max_premium, serve_chars, train_chars, gpu_name, seed, heldout, out, png, as_json, quiet, **kw):
+                   max_premium, serve_chars, train_chars, gpu_name, seed, heldout, out, png, as_json, quiet, seq_len, **kw):
     """The vocabulary size for a model and language mix: Tao et al. 2024's three approaches under
     your corpus's tokens-per-character curves, with the flat region, fairness and serving variants."""
     import json
@@ -594,7 +600,8 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
     sw = read_results_table(sweep_file, "tokstat sweep --out") if sweep_file else None
     plan, sw, alloc = plan_from(sw, corpus=c, algo=algo, sizes=size_list, model=model, n_nv=non_vocab_params,
                                 d_model=d_model, mix=mixd, max_premium=max_premium, serve_chars=serve_chars,
-                                train_chars=train_chars, gpu_name=gpu_name, flops=flops, split=Split(heldout, seed))
+                                train_chars=train_chars, gpu_name=gpu_name, flops=flops, split=Split(heldout, seed),
+                                seq_len=seq_len)
     if as_json:
         click.echo(json.dumps(plan.to_dict(), indent=2, default=str))
     else:
@@ -724,6 +731,7 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
               "vocabulary for (default: the cost files' model)")
 @click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="with --corpus: accelerator")
 @click.option("--train-tokens", type=float, default=2e12, show_default=True, help="with --corpus: pivot-language tokens")
+@click.option("--seq-len", type=int, help="with --corpus: training sequence length (default: the preset's pre-training length)")
 @click.option("--mix", help="language shares the tokenizer and vocabulary are chosen for, e.g. zh=0.5,en=0.5")
 @click.option("--pivot", default="en", show_default=True, help="with --corpus: language the premium is measured against")
 @split_options
@@ -731,7 +739,7 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
 @max_chars_option
 @quiet_option
 def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, mix,
-               pivot, seed, heldout, boot_seed, max_chars, quiet, **kw):
+               pivot, seed, heldout, boot_seed, max_chars, quiet, seq_len, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out, compare
     --segments-out), or from a fresh run on --corpus: the answers first (which tokenizer, what each
     language costs, which vocabulary size) with their assumptions, then the evidence per corpus."""
@@ -751,10 +759,11 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=inputs_of(corpus_spec, c))
         data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
                      mix=mix, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
-                     progress=False if quiet else None, max_chars=max_chars)
+                     progress=False if quiet else None, max_chars=max_chars, seq_len=seq_len)
     else:
-        if tokenizers or sweep_spec:
-            raise TokstatError("-t and --sweep need --corpus", fix="add --corpus SPEC, or pass result files only")
+        if tokenizers or sweep_spec or seq_len is not None:
+            raise TokstatError("-t, --sweep and --seq-len need --corpus (cost files carry their own seq_len)",
+                               fix="add --corpus SPEC, or pass result files only")
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=list(results))
         data = read_results(list(results))
     path = report(data, out, png=png, title=title, model=None if corpus_spec else model_flag, mix=None if corpus_spec else mix)

@@ -23,7 +23,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
           gpu: str = "h100-sxm", train_tokens: float = 2e12, mix: dict[str, float] | str | None = None,
           pivot: str = "en", languages: list[str] | None = None, split: Split | None = None,
           boot_seed: int = 0, progress: bool | None = None, max_chars: int = MAX_CHARS,
-          views: int = 2) -> dict:
+          views: int = 2, seq_len: int | None = None) -> dict:
     """The whole pipeline for one report: compare ``tokenizers`` on ``corpus`` (with per-segment
     rows and texts, for the distributions and the worst segments); with ``sweep``
     (``ALGO:SIZE,SIZE,...``) a vocabulary sweep on the train/held-out ``split``; the cost of training
@@ -49,7 +49,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     df, segs = compare(c, adapters, pivot=pivot, boot_seed=boot_seed, progress=progress, max_chars=max_chars,
                        return_segments=True, segments_text=True)
     out: dict = {"compare": df, "segments": segs, "mix": mixd}
-    out["cost"] = project(df, m, g, train_tokens=train_tokens, mix=mixd)
+    out["cost"] = project(df, m, g, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
     sw = None
     if sweep_args:
         algo, sizes = sweep_args
@@ -57,7 +57,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
         sw = run_sweep(c, algo, sizes, mix=mixd, pivot=pivot, split=split, boot_seed=boot_seed,
                        max_chars=max_chars, trained=trained, progress=progress)
         out["sweep"] = sw
-        out["sweep_cost"] = project(sw, m, g, train_tokens=train_tokens, mix=mixd)
+        out["sweep_cost"] = project(sw, m, g, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
         if trained and hasattr(trained[0], "tok") and algo in PREFIX_ALGOS:    # ids in merge order
             out["allocation"] = allocation(trained[0], text_sample(c), sw["vocab_size"].unique().sort().to_list())
     out["plan"] = plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mixd, corpus_name=c.name,

@@ -376,7 +376,7 @@ def _serving_optimum(curve: Curve, serve: dict, multiple: int) -> dict:
     ``serve_chars`` generated, per the cost model (:func:`tokstat.cost.projection.serving`)."""
     from .cost.calibration import default_mfu
     from .cost.hardware import gpu_hours
-    from .cost.model import total_params, training_flops_per_token
+    from .cost.model import total_params, train_seq_len, training_flops_per_token
     from .cost.projection import serving as serving_cost
 
     m, g, c_train, c_serve = serve["model"], serve["gpu"], serve["train_chars"], serve["serve_chars"]
@@ -392,7 +392,8 @@ def _serving_optimum(curve: Curve, serve: dict, multiple: int) -> dict:
     for v in np.unique(np.round(np.geomspace(4_000, 512_000, 60))):
         mv = m.with_vocab(int(v))
         tpc = float(curve(v))
-        train = gpu_hours(c_train * tpc * training_flops_per_token(mv), g, mfu) * price
+        train = gpu_hours(c_train * tpc * training_flops_per_token(mv, context=train_seq_len(mv, serve.get("seq_len"))),
+                          g, mfu) * price
         s = serving_cost(tpc, mv, g, gpus=serve.get("gpus", 1), mfu=mfu, mbu=0.7, price=price, batch=serve.get("batch", 32))
         total = train + c_serve * s["serving_usd_per_m_chars"] / 1e6
         rows.append((int(v), train, total))
@@ -478,7 +479,7 @@ def text_sample(c, n: int = 2000) -> dict[str, list[str]]:
 def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = "bpe", sizes: list[int] | None = None,
               model=None, n_nv: float | None = None, d_model: int | None = None, mix: dict[str, float] | None = None,
               max_premium: float | None = None, serve_chars: float | None = None, train_chars: float | None = None,
-              gpu_name: str = "h100-sxm", flops: float | None = None, split=None):
+              gpu_name: str = "h100-sxm", flops: float | None = None, split=None, seq_len: int | None = None):
     """What ``tokstat vocab-plan`` runs: a plan from ``sweep_df``, or from a sweep of ``corpus`` at
     ``sizes`` (then also the vocabulary allocation). Returns ``(plan, sweep_df, allocation_df or None)``."""
     from .cost.model import non_embedding_params
@@ -489,6 +490,13 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
     if n_nv is None or d_model is None:
         raise TokstatError("say which model the vocabulary is for", fix="pass --model PRESET, or --non-vocab-params N --d-model D")
     check_plan_inputs(n_nv=n_nv, d_model=d_model, flops=flops, max_premium=max_premium)   # before any sweep
+    if seq_len is not None:
+        if serve_chars is None or model is None:
+            raise TokstatError("--seq-len prices training in the serving-aware plan: it needs --serve-chars and --model",
+                               fix="add --serve-chars N --model PRESET, or drop --seq-len")
+        from .cost.model import train_seq_len
+
+        train_seq_len(model, seq_len)
     alloc = None
     name = "CORPUS"
     if corpus is not None:
@@ -508,7 +516,8 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
 
         if model is None:
             raise TokstatError("--serve-chars needs --model (the serving cost needs the whole shape)", fix="add --model PRESET")
-        serve = {"model": model, "gpu": gpu(gpu_name), "train_chars": train_chars, "serve_chars": serve_chars}
+        serve = {"model": model, "gpu": gpu(gpu_name), "train_chars": train_chars, "serve_chars": serve_chars,
+                 "seq_len": seq_len}
     plan = vocab_plan(sweep_df, n_nv=n_nv, d_model=d_model, mix=mix, flops=flops, max_premium=max_premium, serve=serve,
                       corpus_name=name, algo=algo)
     return plan, sweep_df, alloc

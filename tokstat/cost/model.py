@@ -53,6 +53,8 @@ class ModelConfig:
     v_head_dim: int = 0
     sliding_window: int = 0
     qk_norm: bool = False
+    seq_len: int = 0                    # pre-training sequence length (0: the context)
+    seq_len_source: str = ""
     name: str = "custom"
     source: str = ""
 
@@ -61,7 +63,8 @@ class ModelConfig:
             if getattr(self, f) <= 0:
                 raise TokstatError(f"{f} must be positive, got {getattr(self, f)}", fix=f"pass a positive --{f.replace('_', '-')}")
         for f in ("head_dim", "experts", "experts_per_token", "shared_experts", "expert_d_ff", "dense_layers",
-                  "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sliding_window"):
+                  "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sliding_window",
+                  "seq_len"):
             if getattr(self, f) < 0:
                 raise TokstatError(f"{f} must not be negative, got {getattr(self, f)}", fix=f"pass {f} >= 0")
         if not self.head_dim and self.d_model % self.heads:
@@ -161,6 +164,20 @@ def model_config(name: str | None = None, models_file: str | Path | None = None,
                            fix="pass --model PRESET or every shape option")
     given.setdefault("kv_heads", given["heads"])
     return ModelConfig(**given)
+
+
+def train_seq_len(m: ModelConfig, seq_len: int | None = None) -> int:
+    """The sequence length training is priced at: ``seq_len`` if given, else the preset's
+    pre-training length (``seq_len``), else its context. A length beyond the context is refused.
+
+    >>> train_seq_len(preset("llama3.1-405b")), preset("llama3.1-405b").context, train_seq_len(preset("gpt2-small"), 512)
+    (8192, 131072, 512)
+    """
+    s = seq_len if seq_len is not None else (m.seq_len or m.context)
+    if not isinstance(s, int) or isinstance(s, bool) or not 1 <= s <= m.context:
+        raise TokstatError(f"--seq-len must be a whole number of tokens in [1, {m.context:,}] ({m.name}'s context), got {s}",
+                           fix=f"e.g. --seq-len {m.seq_len or m.context}")
+    return s
 
 
 def embedding_params(m: ModelConfig) -> int:

@@ -16,7 +16,7 @@ from ..errors import TokstatError
 from ..parse import mix as parse_mix
 from .hardware import GPU, check_goodput, check_mfu, gpu_hours
 from .model import (BYTES, ModelConfig, active_params, forward_flops_per_token, inference_weight_bytes,
-                    kv_cache_bytes_per_token, kv_cache_tokens, tp_allreduce_seconds, training_flops_per_token,
+                    kv_cache_bytes_per_token, kv_cache_tokens, tp_allreduce_seconds, train_seq_len, training_flops_per_token,
                     training_memory_per_gpu)
 
 COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "vocab_source", "tokens_per_char", "premium",
@@ -25,7 +25,7 @@ COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "voca
                 "chars_in_context", "prefill_s_per_1k_chars", "prefill_bound", "decode_s_per_1k_chars",
                 "decode_bound", "serving_usd_per_m_chars", "request_prefill_s", "request_decode_s",
                 "usd_per_request", "serving_multiplier", "fits", "recommended", "not_recommended_because",
-                "mfu", "mfu_source", "train_precision", "goodput", "price_usd_h", "price_source",
+                "mfu", "mfu_source", "seq_len", "train_precision", "goodput", "price_usd_h", "price_source",
                 "model", "gpu", "gpus", "prompt_chars", "output_chars", "requested_size", "signature"]
 #: above this share of characters read as unknown tokens a tokenizer loses text: never recommended
 MAX_UNK = 0.01
@@ -103,12 +103,15 @@ def serving(tpc: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: f
 
 def project_row(tpc: float, tokens: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: float,
                 price: float, batch: int, train_layout: dict | None = None, train_mfu: float | None = None,
-                precision: str = "bf16", goodput: float = 1.0, **serve) -> dict:
+                precision: str = "bf16", goodput: float = 1.0, seq_len: int | None = None, **serve) -> dict:
     """All cost columns for one language with ``tpc`` tokens per character, trained on ``tokens``
-    (at ``train_mfu`` of the ``precision`` peak, default ``mfu``; serving uses ``mfu`` of BF16)."""
-    flops = tokens * training_flops_per_token(m)
+    in sequences of ``seq_len`` tokens (default the preset's pre-training length,
+    :func:`~tokstat.cost.model.train_seq_len`) at ``train_mfu`` of the ``precision`` peak, default
+    ``mfu``; serving uses ``mfu`` of BF16."""
+    s = train_seq_len(m, seq_len)
+    flops = tokens * training_flops_per_token(m, context=s)
     hours = gpu_hours(flops, g, train_mfu or mfu, precision, goodput)
-    mem = training_memory_per_gpu(m, **(train_layout or {"dp": gpus}))
+    mem = training_memory_per_gpu(m, **(train_layout or {"dp": gpus}), context=s)
     need = sum(mem.values())
     return {"training_tokens": tokens, "training_flops": flops, "gpu_hours": hours, "wall_clock_days": hours / gpus / 24,
             "dollars": hours * price, "train_memory_gb_per_gpu": need / 1e9,
@@ -184,7 +187,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             mix: dict[str, float] | None = None, batch: int = 32, weights: str = "bf16", kv_dtype: str = "bf16",
             prompt_chars: float = 1000, output_chars: float = 250, tp: int = 1, pp: int = 1, zero: int = 1,
             recompute: str = "selective", micro_batch: int = 1, precision: str = "bf16", goodput: float = 1.0,
-            vocab: str = "tokenizer", max_unk: float = MAX_UNK) -> pl.DataFrame:
+            vocab: str = "tokenizer", max_unk: float = MAX_UNK, seq_len: int | None = None) -> pl.DataFrame:
     """One row per (tokenizer, language[, vocab size]) of ``results`` (+ a ``mix`` row per tokenizer).
 
     Volume (:func:`volume_tokens`): one of ``train_chars``, ``train_bytes``, ``train_tokens`` or
@@ -200,7 +203,9 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     precisions and a request of ``prompt_chars`` in, ``output_chars`` out — characters of the pivot
     language, i.e. that content, in every language (:func:`serving`). Training at ``precision``
     (``bf16``, or ``fp8`` on its FP8 peak) and ``goodput`` (share of paid hours that train: 1 with a
-    calibrated MFU, which already carries the published runs' lost hours)."""
+    calibrated MFU, which already carries the published runs' lost hours). Training compute and
+    memory are priced at ``seq_len`` tokens per sequence (default: the preset's pre-training length,
+    not its longest context; the ``seq_len`` column says which)."""
     from .calibration import default_mfu
     from .hardware import peak_tflops
 
@@ -233,7 +238,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
                            fix="choose tp·pp dividing the GPUs (data parallel takes the rest)")
     layout = {"dp": gpus // (tp * pp), "tp": tp, "pp": pp, "zero": zero, "recompute": recompute,
               "micro_batch": micro_batch}
-    training_memory_per_gpu(model, **layout)   # the layout is checked before any row
+    seq_len = train_seq_len(model, seq_len)       # checked before any row
+    training_memory_per_gpu(model, **layout, context=seq_len)   # the layout is checked before any row
     need = {"tokenizer", "language", "tokens_per_char", "premium"}
     if not need <= set(results.columns):
         raise TokstatError(f"results lack columns {sorted(need - set(results.columns))}",
@@ -298,7 +304,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             per_char = (piv_tpc if piv_tpc else tpc) * (1.0 if prem is None else prem)
             r.update(project_row(tpc, tokens_of(tpc, tpb, prem, piv_tpc), m, g, gpus=gpus, mfu=mfu, mbu=mbu,
                                  price=price, batch=batch, train_layout=layout, train_mfu=train_mfu,
-                                 precision=precision, goodput=goodput, prompt_tokens=prompt_chars * per_char,
+                                 precision=precision, goodput=goodput, seq_len=seq_len,
+                                 prompt_tokens=prompt_chars * per_char,
                                  output_tokens=output_chars * per_char, **serve))
             rows.append(r)
     df = pl.DataFrame(rows, schema_overrides={"unk_rate": pl.Float64, "not_recommended_because": pl.String,
@@ -316,6 +323,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     cheapest = pl.when(ok).then(pl.col("dollars")).otherwise(None).min().over("language")
     df = df.with_columns((ok & (pl.col("dollars") == cheapest)).fill_null(False).alias("recommended"),
                          pl.lit(train_mfu or mfu).alias("mfu"), pl.lit(mfu_source).alias("mfu_source"),
+                         pl.lit(seq_len).alias("seq_len"),
                          pl.lit(precision).alias("train_precision"), pl.lit(goodput).alias("goodput"),
                          pl.lit(float(price)).alias("price_usd_h"), pl.lit(price_source).alias("price_source"),
                          pl.lit(model.name).alias("model"), pl.lit(g.name).alias("gpu"), pl.lit(gpus).alias("gpus"),

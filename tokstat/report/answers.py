@@ -213,6 +213,8 @@ def assumptions(sec, extras: dict | None = None) -> list[tuple[str, Markup]]:
                                       r["mfu_source"], r["train_precision"])))
         out.append(("price", h("{} per GPU-hour ({})", money(r["price_usd_h"]), r["price_source"])))
         out.append(("training volume", h("{}", r["volume"])))
+        if r.get("seq_len"):
+            out.append(("training sequences", h("{:,} tokens (compute and memory are priced at this length)", int(r["seq_len"]))))
         if r.get("prompt_chars") is not None:
             out.append(("request", h("{:,.0f} characters in, {:,.0f} out, of pivot-language content (the same "
                                      "content in every language)", r["prompt_chars"], r["output_chars"])))

@@ -1,0 +1,94 @@
+"""Training is priced at the pre-training sequence length, not the longest context: every preset
+carries ``seq_len`` with its source; ``--seq-len`` overrides it in cost, model-info, vocab-plan and
+report; Llama 3.1 405B at its paper's MFU lands within 10 % of its published GPU-hours."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from tokstat.cli import main
+from tokstat.cost.calibration import runs
+from tokstat.cost.hardware import gpu, gpu_hours
+from tokstat.cost.model import load_presets, preset, train_seq_len, training_flops_per_token
+from tokstat.cost.projection import project
+
+
+def test_every_preset_states_its_training_length_and_source():
+    for name, m in load_presets().items():
+        assert m.seq_len_source, name
+        assert 1 <= train_seq_len(m) <= m.context, name
+
+
+def test_presets_agree_with_the_calibration_runs():
+    """The runs the MFU is calibrated on state their training context: the presets say the same."""
+    import tomllib
+    from importlib import resources
+
+    cal = tomllib.loads(resources.files("tokstat.cost").joinpath("calibration.toml").read_text(encoding="utf-8"))
+    assert len(cal) >= 6
+    for r in cal.values():
+        assert train_seq_len(preset(r["model"])) == r["train_context"], r["model"]
+
+
+def test_llama31_405b_lands_within_ten_percent_of_its_published_hours():
+    m, g = preset("llama3.1-405b"), gpu("h100-sxm")
+    r = next(x for x in runs() if x["model"] == "llama3.1-405b")
+    flops = training_flops_per_token(m, context=train_seq_len(m)) * r["tokens"]
+    assert abs(gpu_hours(flops, g, 0.38) / r["gpu_hours"] - 1) < 0.10        # the paper's MFU: 38-43 %
+    at_context = training_flops_per_token(m, context=m.context) * r["tokens"]
+    assert gpu_hours(at_context, g, 0.38) / r["gpu_hours"] > 1.3              # what pricing at 131,072 gave
+
+
+def _results() -> pl.DataFrame:
+    return pl.DataFrame({"tokenizer": ["t", "t"], "language": ["en", "zh"], "tokens_per_char": [0.25, 1.0],
+                         "premium": [1.0, 1.5], "vocab_size": [128256, 128256]})
+
+
+@pytest.mark.parametrize("seq_len", [None, 4096, 131072])
+def test_cost_prices_training_at_the_sequence_length(seq_len):
+    m, g = preset("llama3.1-405b"), gpu("h100-sxm")
+    df = project(_results(), m, g, gpus=16384, tp=8, pp=16, train_tokens=15.6e12, mfu=0.4, seq_len=seq_len)
+    s = seq_len or 8192
+    assert df["seq_len"].unique().to_list() == [s]
+    en = df.filter(pl.col("language") == "en").row(0, named=True)
+    assert en["training_flops"] == pytest.approx(en["training_tokens"] * training_flops_per_token(m, context=s))
+
+
+def test_model_info_json_has_seq_len_beside_context(capsys):
+    assert main(["model-info", "--model", "llama3.1-405b", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    m = preset("llama3.1-405b")
+    assert d["context"] == 131072 and d["seq_len"] == 8192 and "8K" in d["seq_len_source"]
+    assert d["training_flops_per_token"] == pytest.approx(training_flops_per_token(m, context=8192))
+    assert main(["model-info", "--model", "llama3.1-405b", "--json", "--seq-len", "2048"]) == 0
+    d2 = json.loads(capsys.readouterr().out)
+    assert d2["seq_len"] == 2048 and d2["seq_len_source"] == "--seq-len"
+    assert d2["training_flops_per_token"] < d["training_flops_per_token"]
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["model-info", "--model", "llama2-7b", "--seq-len", "0"], r"--seq-len must be a whole number of tokens in \[1, 4,096\]"),
+    (["model-info", "--model", "llama2-7b", "--seq-len", "8192"], r"got 8192"),
+    (["vocab-plan", "--model", "llama2-7b", "--seq-len", "2048"], r"--seq-len .* needs --serve-chars and --model"),
+    (["vocab-plan", "--model", "llama2-7b", "--serve-chars", "1e12", "--seq-len", "-5"], r"--seq-len must be"),
+    (["report", "x.csv", "--out", "r.html", "--seq-len", "2048"], r"--seq-len need --corpus"),
+])
+def test_bad_seq_len_is_one_error(argv, msg, capsys, tmp_path, monkeypatch):
+    import re
+
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert re.search(msg, err) and len(err.strip().splitlines()) == 1, err
+
+
+def test_cost_cli_says_the_sequence_length(tmp_path, capsys):
+    p = tmp_path / "r.csv"
+    _results().write_csv(p)
+    assert main(["cost", "--results", str(p), "--model", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "8",
+                 "--train-tokens", "1e12", "--seq-len", "4096"]) == 0
+    assert "4,096-token sequences" in capsys.readouterr().out
+    assert main(["cost", "--results", str(p), "--model", "llama3-8b", "--gpu", "h100-sxm", "--seq-len", "100000"]) == 2

@@ -92,3 +92,48 @@ def test_cost_cli_says_the_sequence_length(tmp_path, capsys):
                  "--train-tokens", "1e12", "--seq-len", "4096"]) == 0
     assert "4,096-token sequences" in capsys.readouterr().out
     assert main(["cost", "--results", str(p), "--model", "llama3-8b", "--gpu", "h100-sxm", "--seq-len", "100000"]) == 2
+
+
+# ---------------------------------------------------------------- serving fixes from the audit (#25)
+
+def test_decode_attends_to_every_cached_key_not_the_causal_mean():
+    """A new token attends to all ``mid`` cached keys: 2·L·h·(d_qk+d_v)·mid attention FLOPs, by hand."""
+    from tokstat.cost.model import decode_step_flops, non_embedding_params
+
+    m = preset("llama2-7b")
+    mid = 1000
+    by_hand = 2 * non_embedding_params(m, active=True) + 2 * m.d_model * m.vocab_size + \
+        m.layers * 2 * m.heads * (m.d_qk + m.d_v) * mid
+    assert decode_step_flops(m, 1, mid) == pytest.approx(by_hand)
+    w = preset("mistral-7b")                          # a sliding window caps the keys
+    assert decode_step_flops(w, 1, 6000) == pytest.approx(decode_step_flops(w, 1, 4096))
+
+
+def test_mistral_7b_is_v01_and_its_full_context_kv_respects_the_window(capsys):
+    m = preset("mistral-7b")
+    assert (m.context, m.sliding_window, train_seq_len(m)) == (8192, 4096, 8192)
+    assert main(["model-info", "--model", "mistral-7b"]) == 0
+    out = capsys.readouterr().out
+    kv_full = 2 * m.layers * m.kv_heads * (m.d_model // m.heads) * 2 * 4096 / 2**20   # the window's keys, by hand
+    assert f"{kv_full:.3f} MiB" in out and "window" in out            # 512 MiB, not the 1 GiB of 8,192 keys
+
+
+def test_serving_fits_checks_the_requests_not_full_contexts():
+    from tokstat.cost.model import inference_weight_bytes, kv_cache_bytes_per_token
+
+    m, g = preset("llama3-8b"), gpu("h100-sxm")
+    df = project(_results(), m, g, train_tokens=1e12, batch=64, prompt_chars=1000, output_chars=250)
+    en = df.filter(pl.col("language") == "en").row(0, named=True)
+    tokens = (1000 + 250) * 0.25                       # the request in pivot tokens
+    need = inference_weight_bytes(m) + 64 * kv_cache_bytes_per_token(m) * tokens
+    assert (en["fits"] == "fits") == (need <= g.memory_gb * 1e9) and en["fits"] == "fits"
+    full = inference_weight_bytes(m) + 64 * kv_cache_bytes_per_token(m) * m.context
+    assert full > g.memory_gb * 1e9                    # the old check (full contexts) said it did not fit
+
+
+def test_fp8_weights_on_a_gpu_without_fp8_are_refused():
+    from tokstat.errors import TokstatError
+
+    with pytest.raises(TokstatError, match="has no FP8 support"):
+        project(_results(), preset("llama2-7b"), gpu("a100-80gb-sxm"), train_tokens=1e12, weights="fp8")
+    project(_results(), preset("llama2-7b"), gpu("h100-sxm"), train_tokens=1e12, weights="fp8")

@@ -460,7 +460,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, seq_len, as_json, **
 @click.option("--mix", help="language shares for a mixed row, e.g. zh=0.4,en=0.6")
 @click.option("--batch", default=32, show_default=True, help="serving batch size")
 @click.option("--weights", "weight_dtype", type=click.Choice(["bf16", "fp8", "int8", "int4"]), default="bf16",
-              show_default=True, help="serving weight precision")
+              show_default=True, help="serving weight precision (weight-only: int8/int4/fp8 weights, compute in bf16)")
 @click.option("--kv", "kv_dtype", type=click.Choice(["bf16", "fp8", "int8"]), default="bf16", show_default=True,
               help="KV-cache precision")
 @click.option("--prompt-chars", default=1000.0, show_default=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .model import (ModelConfig, active_params, attention_flops_per_token, embedding_params, forward_flops_per_token,
                     inference_weight_bytes, kv_cache_bytes_per_token, non_embedding_params, total_params,
-                    train_seq_len, training_flops_per_token, training_memory_bytes)
+                    kv_cache_tokens, train_seq_len, training_flops_per_token, training_memory_bytes)
 
 
 def _n(x: float) -> str:
@@ -62,5 +62,6 @@ def model_info(m: ModelConfig, seq_len: int | None = None) -> list[tuple[str, st
          " / ".join(_gib(inference_weight_bytes(m, d)) for d in ("bf16", "int8", "int4")), "params × bytes"),
         ("KV cache / token (bf16)", _gib(kv_cache_bytes_per_token(m)),
          "L·(kv_lora+rope)·2 B (MLA)" if m.attention == "mla" else "2·L·h_kv·d_head·2 B"),
-        ("KV cache, full context", _gib(kv_cache_bytes_per_token(m) * m.context), "× context"),
+        ("KV cache, full context", _gib(kv_cache_bytes_per_token(m) * kv_cache_tokens(m, m.context)),
+         f"× min(context, window {m.sliding_window:,})" if m.sliding_window else "× context"),
     ]

@@ -373,6 +373,31 @@ def inference_weight_bytes(m: ModelConfig, dtype: str = "bf16") -> float:
     return total_params(m) * BYTES[dtype]
 
 
+def decode_step_flops(m: ModelConfig, batch: int, context: float) -> float:
+    """One decoding step of ``batch`` sequences with ``context`` tokens of cache: each new token
+    attends to every cached key (``context``, capped by a sliding window), not the causal mean.
+
+    >>> m = preset("llama2-7b")
+    >>> decode_step_flops(m, 1, 1000) == forward_flops_per_token(m, 1000, causal=False)
+    True
+    """
+    return batch * forward_flops_per_token(m, context=max(int(context), 1), causal=False)
+
+
+def decode_step_bytes(m: ModelConfig, batch: int, context: float, weights: str = "bf16", kv_dtype: str = "bf16") -> float:
+    """Bytes one decoding step reads: every weight matrix except the input embedding table, of
+    which only the ``batch`` rows looked up are read (an untied table; a tied one is read whole as
+    the output projection), and the batch's KV caches.
+
+    >>> m = preset("llama2-7b")
+    >>> inference_weight_bytes(m) - decode_step_bytes(m, 1, 0) == (m.vocab_size - 1) * m.d_model * 2
+    True
+    """
+    skipped = 0 if m.tied else (m.vocab_size - min(batch, m.vocab_size)) * m.d_model * BYTES[weights]
+    return (inference_weight_bytes(m, weights) - skipped
+            + batch * kv_cache_bytes_per_token(m, kv_dtype) * kv_cache_tokens(m, context))
+
+
 def allreduce_seconds(m: ModelConfig, gpus: int, bandwidth_gb_s: float, dtype: str = "bf16") -> float:
     """Ring all-reduce of the gradients: each GPU sends and receives 2·(n−1)/n · bytes
     (Patarasuk & Yuan 2009) over its link of ``bandwidth_gb_s`` GB/s."""

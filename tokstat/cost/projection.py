@@ -15,9 +15,9 @@ import polars as pl
 from ..errors import TokstatError
 from ..parse import mix as parse_mix
 from .hardware import GPU, check_goodput, check_mfu, gpu_hours
-from .model import (BYTES, ModelConfig, active_params, forward_flops_per_token, inference_weight_bytes,
-                    kv_cache_bytes_per_token, kv_cache_tokens, tp_allreduce_seconds, train_seq_len, training_flops_per_token,
-                    training_memory_per_gpu)
+from .model import (BYTES, ModelConfig, active_params, decode_step_bytes, decode_step_flops, forward_flops_per_token,
+                    inference_weight_bytes, kv_cache_bytes_per_token, kv_cache_tokens, tp_allreduce_seconds, train_seq_len,
+                    training_flops_per_token, training_memory_per_gpu)
 
 COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "vocab_source", "tokens_per_char", "premium",
                 "unk_rate", "volume", "training_tokens", "training_flops", "gpu_hours", "wall_clock_days", "dollars",
@@ -57,9 +57,8 @@ def decode_step_seconds(m: ModelConfig, g: GPU, *, batch: int, context: int, mfu
                         weights: str = "bf16", kv_dtype: str = "bf16") -> tuple[float, str]:
     """One decoding step of ``batch`` sequences holding ``context`` tokens of cache: the roofline of
     one token's forward FLOPs each and the bytes of the weights and the batch's KV caches read."""
-    kv = kv_cache_bytes_per_token(m, kv_dtype)
-    t, bound = _roofline(batch * forward_flops_per_token(m, context=max(int(context), 1)),
-                         inference_weight_bytes(m, weights) + batch * kv * kv_cache_tokens(m, context), g, gpus, mfu, mbu)
+    t, bound = _roofline(decode_step_flops(m, batch, context), decode_step_bytes(m, batch, context, weights, kv_dtype),
+                         g, gpus, mfu, mbu)
     return t + tp_allreduce_seconds(m, batch, gpus, g.interconnect_gb_s), bound
 
 
@@ -82,18 +81,18 @@ def serving(tpc: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: f
     t = 1000 * tpc                           # tokens in 1,000 characters
     prefill, pb = _roofline(t * forward_flops_per_token(m, context=max(int(t), 1)), w + t * kv, g, gpus, mfu, mbu)
     prefill += tp_allreduce_seconds(m, t, gpus, comm)
-    step, db = _roofline(batch * forward_flops_per_token(m, context=max(int(t), 1)),
-                         w + batch * kv * kv_cache_tokens(m, t / 2), g, gpus, mfu, mbu)
+    step, db = _roofline(decode_step_flops(m, batch, t / 2), decode_step_bytes(m, batch, t / 2, weights, kv_dtype),
+                         g, gpus, mfu, mbu)
     step += tp_allreduce_seconds(m, batch, gpus, comm)
     p, o = prompt_tokens, output_tokens
     req_prefill, _ = _roofline(p * forward_flops_per_token(m, context=max(int(p), 1)), w + p * kv, g, gpus, mfu, mbu)
     req_prefill += tp_allreduce_seconds(m, p, gpus, comm)
     mid = p + o / 2
-    req_step, _ = _roofline(batch * forward_flops_per_token(m, context=max(int(mid), 1)), w + batch * kv * kv_cache_tokens(m, mid),
+    req_step, _ = _roofline(decode_step_flops(m, batch, mid), decode_step_bytes(m, batch, mid, weights, kv_dtype),
                             g, gpus, mfu, mbu)
     req_step += tp_allreduce_seconds(m, batch, gpus, comm)
     per_s = price * gpus / 3600
-    fits = w + batch * kv_cache_tokens(m, m.context) * kv <= gpus * g.memory_gb * 1e9
+    fits = w + batch * kv_cache_tokens(m, p + o) * kv <= gpus * g.memory_gb * 1e9   # the batch's requests, not full contexts
     return {"kv_cache_bytes_per_1k_chars": kv * t, "chars_in_context": m.context / tpc,
             "prefill_s_per_1k_chars": prefill, "prefill_bound": pb, "decode_s_per_1k_chars": step * t,
             "decode_bound": db, "serving_usd_per_m_chars": per_s * step / batch * tpc * 1e6,
@@ -210,6 +209,9 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     from .hardware import peak_tflops
 
     peak_tflops(g, precision)   # an FP8 run on a GPU without FP8 is an error before any row
+    if weights == "fp8" and not g.fp8_tflops:
+        raise TokstatError(f"{g.name} has no FP8 support: --weights fp8 cannot be served on it",
+                           fix="use --weights int8 or int4 (weight-only), or an FP8 GPU (H100, H200, B200, ...)")
     mfu_source = "given"
     train_mfu = None
     if mfu is None:

@@ -137,3 +137,41 @@ def test_fp8_weights_on_a_gpu_without_fp8_are_refused():
     with pytest.raises(TokstatError, match="has no FP8 support"):
         project(_results(), preset("llama2-7b"), gpu("a100-80gb-sxm"), train_tokens=1e12, weights="fp8")
     project(_results(), preset("llama2-7b"), gpu("h100-sxm"), train_tokens=1e12, weights="fp8")
+
+
+def test_when_training_memory_does_not_fit_the_smallest_split_that_fits_is_named(tmp_path, capsys):
+    """llama3-8b at 8k on 8 H100s with ZeRO-1 does not fit at tp 1 × pp 1 (84.9 GB): the cost table
+    names the smallest split that does, checked here by trying every valid split."""
+    from tokstat.cost.model import check_split, smallest_fitting_split, training_memory_per_gpu
+    from tokstat.errors import TokstatError
+
+    m = preset("llama3-8b")
+    got = smallest_fitting_split(m, 80e9, 8, context=8192)
+    assert got is not None
+    fits = []
+    for tp in (1, 2, 4, 8):
+        for pp in (1, 2, 4, 8):
+            if 8 % (tp * pp):
+                continue
+            try:
+                check_split(m, tp, pp)
+            except TokstatError:
+                continue
+            need = sum(training_memory_per_gpu(m, dp=8 // (tp * pp), tp=tp, pp=pp, zero=1, context=8192).values())
+            if need <= 80e9:
+                fits.append((tp * pp, tp, pp))
+    assert min(fits)[1:] == got[:2]
+    p = tmp_path / "r.csv"
+    _results().write_csv(p)
+    assert main(["cost", "--results", str(p), "--model", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "8",
+                 "--train-tokens", "1e12"]) == 0
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert f"the smallest split of 8 GPUs that fits is --tp {got[0]} --pp {got[1]}" in out
+
+
+def test_model_info_json_takes_the_gpu_and_gpus(capsys):
+    assert main(["model-info", "--model", "llama2-7b", "--json", "--gpu", "h100-sxm", "--gpus", "16"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["gpu"] == "h100-sxm" and d["gpus"] == 16 and d["gradient_allreduce_seconds"] > 0
+    assert main(["model-info", "--model", "llama2-7b", "--json", "--gpu", "h100-sxm", "--gpus", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)["gradient_allreduce_seconds"] < d["gradient_allreduce_seconds"]

@@ -429,7 +429,9 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, seq_len, as_json, **
     if as_json:
         import json
 
-        click.echo(json.dumps(model_summary(m, seq_len=seq_len), indent=2))
+        d = model_summary(m, seq_len=seq_len)
+        d.update(gpu=gpu_name, gpus=gpus, gradient_allreduce_seconds=allreduce_seconds(m, gpus, g.interconnect_gb_s))
+        click.echo(json.dumps(d, indent=2))
         return
     from rich.text import Text
 
@@ -540,6 +542,15 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
            f" ({'fits' if (cdf['train_fits'] == 'fits').all() else 'does not fit'} in {gpu_name} memory); serving: "
            f"weights {weight_dtype}, KV {kv_dtype}, requests of {prompt_chars:g} + {output_chars:g} pivot-language characters' "
            f"content, batch {batch}")
+    if not (cdf["train_fits"] == "fits").all():
+        from .cost.model import model_config as _mc, smallest_fitting_split
+
+        mv = _mc(model_name, models_file)
+        best = smallest_fitting_split(mv.with_vocab(int(cdf["vocab_size"].max())), gpu(gpu_name).memory_gb * 1e9, gpus,
+                                      zero=zero, recompute=recompute, micro_batch=micro_batch, context=int(cdf["seq_len"][0]))
+        _print(f"training memory does not fit at --tp {tp} --pp {pp}: " + (
+            f"the smallest split of {gpus} GPUs that fits is --tp {best[0]} --pp {best[1]} ({best[2] / 1e9:.1f} GB per GPU)"
+            if best else f"no tensor × pipeline split of {gpus} GPUs fits; add GPUs, use --zero 3 or --recompute full"))
     _print(f"vocabulary: {'each tokenizer' + chr(39) + 's own' if vocab == 'tokenizer' else 'the model preset' + chr(39) + 's'}"
            f"; best = cheapest per language among rows that keep the text (at most {max_unk:.1%} unknown-token "
            "characters, and a decoder that gives every sampled text back)")

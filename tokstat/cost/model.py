@@ -317,6 +317,32 @@ def check_split(m: ModelConfig, tp: int, pp: int) -> None:
                            fix=f"use --pp {m.layers} or fewer")
 
 
+def smallest_fitting_split(m: ModelConfig, memory_bytes: float, gpus: int, *, zero: int = 1, recompute: str = "selective",
+                           micro_batch: int = 1, context: int | None = None) -> tuple[int, int, float] | None:
+    """``(tp, pp, bytes per GPU)`` of the smallest tensor × pipeline split of ``gpus`` (tp·pp
+    dividing them; tp within the heads as :func:`check_split` allows, pp at most the layers) whose
+    per-GPU training memory fits ``memory_bytes``, fewest GPUs per model replica first, then the
+    smaller tp; None when none does.
+
+    >>> smallest_fitting_split(preset("llama3-8b"), 80e9, 8, context=8192)[:2]
+    (1, 2)
+    """
+    cands = []
+    for tp in range(1, m.heads + 1):
+        if m.heads % tp or (m.kv_heads % tp and tp % m.kv_heads):
+            continue
+        for pp in range(1, m.layers + 1):
+            if gpus % (tp * pp):
+                continue
+            cands.append((tp * pp, tp, pp))
+    for _, tp, pp in sorted(cands):
+        need = sum(training_memory_per_gpu(m, dp=gpus // (tp * pp), tp=tp, pp=pp, zero=zero, recompute=recompute,
+                                           micro_batch=micro_batch, context=context).values())
+        if need <= memory_bytes:
+            return tp, pp, need
+    return None
+
+
 def training_memory_per_gpu(m: ModelConfig, *, dp: int = 1, tp: int = 1, pp: int = 1, zero: int = 0,
                             recompute: str = "selective", micro_batch: int = 1, context: int | None = None) -> dict[str, float]:
     """Bytes one GPU holds while training with data (``dp``), tensor (``tp``, with sequence

@@ -25,7 +25,12 @@ def test_training_columns_by_hand():
     assert zh["training_flops"] == 1e12 * training_flops_per_token(m)
     assert zh["gpu_hours"] == pytest.approx(zh["training_flops"] / (312e12 * 0.4 * 3600))
     assert zh["dollars"] == pytest.approx(zh["gpu_hours"] * 2.0)
-    assert zh["cost_multiplier"] == 1.6
+    en = df.filter(pl.col("language") == "en").row(0, named=True)
+    # the same characters in each language: the dollars (and their ratio, the multiplier) follow tokens/char
+    assert zh["cost_multiplier"] == pytest.approx(zh["dollars"] / en["dollars"]) == pytest.approx(1.0 / 0.25)
+    same_content = project(RES, m, g, gpus=8, mfu=0.4, train_tokens=1e12, price=2.0)
+    z2 = same_content.filter(pl.col("language") == "zh").row(0, named=True)
+    assert z2["cost_multiplier"] == pytest.approx(1.6)     # the same content: the premium
     assert zh["kv_cache_bytes_per_1k_chars"] == kv_cache_bytes_per_token(m) * 1000
     assert zh["chars_in_context"] == 4096
     mix = df.filter(pl.col("language") == "mix").row(0, named=True)

@@ -74,7 +74,7 @@ def test_model_info_json_has_seq_len_beside_context(capsys):
     (["model-info", "--model", "llama2-7b", "--seq-len", "8192"], r"got 8192"),
     (["vocab-plan", "--model", "llama2-7b", "--seq-len", "2048"], r"--seq-len .* needs --serve-chars and --model"),
     (["vocab-plan", "--model", "llama2-7b", "--serve-chars", "1e12", "--seq-len", "-5"], r"--seq-len must be"),
-    (["report", "x.csv", "--out", "r.html", "--seq-len", "2048"], r"--seq-len need --corpus"),
+    (["report", "x.csv", "--out", "r.html", "--seq-len", "2048"], r"--seq-len, --train-tokens and --gpus need --corpus"),
 ])
 def test_bad_seq_len_is_one_error(argv, msg, capsys, tmp_path, monkeypatch):
     import re
@@ -175,3 +175,28 @@ def test_model_info_json_takes_the_gpu_and_gpus(capsys):
     assert d["gpu"] == "h100-sxm" and d["gpus"] == 16 and d["gradient_allreduce_seconds"] > 0
     assert main(["model-info", "--model", "llama2-7b", "--json", "--gpu", "h100-sxm", "--gpus", "2"]) == 0
     assert json.loads(capsys.readouterr().out)["gradient_allreduce_seconds"] < d["gradient_allreduce_seconds"]
+
+
+def test_cost_and_report_give_the_same_dollars_for_the_same_question(tmp_path, capsys):
+    """One set of defaults: the report's run on a corpus (tokstat.study, what report --corpus runs)
+    and `tokstat cost` on the same comparison price the same volume (20 tokens per parameter), GPUs
+    and sequence length, to the dollar."""
+    from tokstat.io import write_table
+    from tokstat.study import study
+
+    data = study("sample", ["train:bpe:300"], model="llama2-7b", gpu="h100-sxm", gpus=8, views=0)
+    write_table(data["compare"], tmp_path / "c.parquet")
+    assert main(["cost", "--results", str(tmp_path / "c.parquet"), "--model", "llama2-7b", "--gpu", "h100-sxm", "--gpus", "8",
+                 "--json"]) == 0
+    via_cost = pl.DataFrame(json.loads(capsys.readouterr().out))
+    a = data["cost"].sort("language")["dollars"].to_list()
+    b = via_cost.sort("language")["dollars"].to_list()
+    assert a == pytest.approx(b, rel=1e-12) and len(a) == 2
+
+
+def test_study_validates_its_arguments_as_the_cli_does():
+    from tokstat.errors import TokstatError
+    from tokstat.study import study
+
+    with pytest.raises(TokstatError, match=r"study\(\): sweep=\('bpe', \[2000, 4000\]\) is not 'ALGO:SIZE,SIZE'"):
+        study("sample", ["train:bpe:300"], sweep=("bpe", [2000, 4000]))

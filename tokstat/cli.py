@@ -741,7 +741,8 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
 @click.option("--model", "model_name", help="model preset to price (--corpus; default llama2-7b) and to plan the "
               "vocabulary for (default: the cost files' model)")
 @click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="with --corpus: accelerator")
-@click.option("--train-tokens", type=float, default=2e12, show_default=True, help="with --corpus: pivot-language tokens")
+@click.option("--train-tokens", type=float, help="with --corpus: pivot-language tokens (default, as in cost: 20 per parameter)")
+@click.option("--gpus", default=1, show_default=True, help="with --corpus: GPUs (as in cost)")
 @click.option("--seq-len", type=int, help="with --corpus: training sequence length (default: the preset's pre-training length)")
 @click.option("--mix", help="language shares the tokenizer and vocabulary are chosen for, e.g. zh=0.5,en=0.5")
 @click.option("--pivot", default="en", show_default=True, help="with --corpus: language the premium is measured against")
@@ -749,7 +750,7 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
 @boot_seed_option
 @max_chars_option
 @quiet_option
-def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, mix,
+def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, gpus, mix,
                pivot, seed, heldout, boot_seed, max_chars, quiet, seq_len, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out, compare
     --segments-out), or from a fresh run on --corpus: the answers first (which tokenizer, what each
@@ -770,10 +771,11 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=inputs_of(corpus_spec, c))
         data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
                      mix=mix, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
-                     progress=False if quiet else None, max_chars=max_chars, seq_len=seq_len)
+                     progress=False if quiet else None, max_chars=max_chars, seq_len=seq_len, gpus=gpus)
     else:
-        if tokenizers or sweep_spec or seq_len is not None:
-            raise TokstatError("-t, --sweep and --seq-len need --corpus (cost files carry their own seq_len)",
+        if tokenizers or sweep_spec or seq_len is not None or train_tokens is not None or gpus != 1:
+            raise TokstatError("-t, --sweep, --seq-len, --train-tokens and --gpus need --corpus (cost files carry "
+                               "their own)",
                                fix="add --corpus SPEC, or pass result files only")
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=list(results))
         data = read_results(list(results))

@@ -10,6 +10,7 @@ from . import parse
 from .compare import compare
 from .engine.job import MAX_CHARS
 from .corpus import Corpus
+from .errors import TokstatError
 from .cost.hardware import gpu as get_gpu
 from .cost.model import preset
 from .cost.projection import project
@@ -20,10 +21,10 @@ from .sweep import sweep as run_sweep
 
 
 def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = None, model: str = "llama2-7b",
-          gpu: str = "h100-sxm", train_tokens: float = 2e12, mix: dict[str, float] | str | None = None,
+          gpu: str = "h100-sxm", train_tokens: float | None = None, mix: dict[str, float] | str | None = None,
           pivot: str = "en", languages: list[str] | None = None, split: Split | None = None,
           boot_seed: int = 0, progress: bool | None = None, max_chars: int = MAX_CHARS,
-          views: int = 2, seq_len: int | None = None) -> dict:
+          views: int = 2, seq_len: int | None = None, gpus: int = 1) -> dict:
     """The whole pipeline for one report: compare ``tokenizers`` on ``corpus`` (with per-segment
     rows and texts, for the distributions and the worst segments); with ``sweep``
     (``ALGO:SIZE,SIZE,...``) a vocabulary sweep on the train/held-out ``split``; the cost of training
@@ -39,6 +40,12 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     from .show import html_fragment, pieces
     from .vocabplan import allocation, plan_for_report, text_sample
 
+    for name, value, kinds, form in (("sweep", sweep, (str, type(None)), "'ALGO:SIZE,SIZE', e.g. 'bpe:2000,4000'"),
+                                     ("model", model, (str,), "a preset name, e.g. 'llama2-7b'"),
+                                     ("gpu", gpu, (str,), "an accelerator name, e.g. 'h100-sxm'"),
+                                     ("tokenizers", tokenizers, (list, tuple), "a list of specs")):
+        if not isinstance(value, kinds):
+            raise TokstatError(f"study(): {name}={value!r} is not {form}", fix=f"pass {name} as {form}")
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
         c = c.select(languages)
@@ -49,7 +56,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     df, segs = compare(c, adapters, pivot=pivot, boot_seed=boot_seed, progress=progress, max_chars=max_chars,
                        return_segments=True, segments_text=True)
     out: dict = {"compare": df, "segments": segs, "mix": mixd}
-    out["cost"] = project(df, m, g, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
+    out["cost"] = project(df, m, g, gpus=gpus, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
     sw = None
     if sweep_args:
         algo, sizes = sweep_args
@@ -57,7 +64,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
         sw = run_sweep(c, algo, sizes, mix=mixd, pivot=pivot, split=split, boot_seed=boot_seed,
                        max_chars=max_chars, trained=trained, progress=progress)
         out["sweep"] = sw
-        out["sweep_cost"] = project(sw, m, g, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
+        out["sweep_cost"] = project(sw, m, g, gpus=gpus, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
         if trained and hasattr(trained[0], "tok") and algo in PREFIX_ALGOS:    # ids in merge order
             out["allocation"] = allocation(trained[0], text_sample(c), sw["vocab_size"].unique().sort().to_list())
     out["plan"] = plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mixd, corpus_name=c.name,

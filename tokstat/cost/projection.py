@@ -317,7 +317,12 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     # (training is proportional to tokens: the premium); serving_multiplier: the same for a request,
     # where attention and KV reads grow faster than the token count
     piv_req = pl.col("usd_per_request").filter(pl.col("language") == pivot).first().over(keys) if pivot else None
-    df = df.with_columns(pl.col("premium").fill_null(1.0).alias("cost_multiplier"),
+    piv_usd = pl.col("dollars").filter(pl.col("language") == pivot).first().over(keys) if pivot else None
+    # cost_multiplier is the ratio of the dollar columns it sits beside: with a volume of the same
+    # content (tokens, tokens per parameter) it equals the premium; with the same characters or
+    # bytes per language (--train-chars/--train-bytes) it is tokens per character relative to the pivot
+    df = df.with_columns((pl.col("dollars") / piv_usd).alias("cost_multiplier") if pivot is not None
+                         else pl.lit(None, dtype=pl.Float64).alias("cost_multiplier"),
                          (pl.col("usd_per_request") / piv_req).alias("serving_multiplier") if pivot is not None
                          else pl.lit(None, dtype=pl.Float64).alias("serving_multiplier"))
     # recommended: the cheapest reliable vocabulary per language (sweep results), tokenizer otherwise

@@ -140,7 +140,7 @@ def test_user_presets_file(tmp_path):
 def test_cli_model_info(capsys):
     assert main(["model-info", "--model", "llama2-7b"]) == 0
     out = capsys.readouterr().out
-    assert "6.738B" in out and "0.500 MiB" in out
+    assert "6.738B" in out and "0.524 MB" in out          # 524,288 B of KV per token, in decimal MB as cost speaks
     assert f"{allreduce_seconds(preset('llama2-7b'), 8, 600):.3f} s" in out
     assert main(["model-info", "--d-model", "512", "--layers", "2", "--heads", "7", "--d-ff", "2048",
                  "--vocab-size", "100", "--context", "64"]) == 2

@@ -114,8 +114,8 @@ def test_mistral_7b_is_v01_and_its_full_context_kv_respects_the_window(capsys):
     assert (m.context, m.sliding_window, train_seq_len(m)) == (8192, 4096, 8192)
     assert main(["model-info", "--model", "mistral-7b"]) == 0
     out = capsys.readouterr().out
-    kv_full = 2 * m.layers * m.kv_heads * (m.d_model // m.heads) * 2 * 4096 / 2**20   # the window's keys, by hand
-    assert f"{kv_full:.3f} MiB" in out and "window" in out            # 512 MiB, not the 1 GiB of 8,192 keys
+    kv_full = 2 * m.layers * m.kv_heads * (m.d_model // m.heads) * 2 * 4096 / 1e6   # the window's keys, by hand
+    assert f"{kv_full:.3f} MB" in out and "window" in out              # 537 MB, not the 1.07 GB of 8,192 keys
 
 
 def test_serving_fits_checks_the_requests_not_full_contexts():

@@ -15,7 +15,8 @@ def _n(x: float) -> str:
 
 
 def _gib(x: float) -> str:
-    return f"{x / 2**30:.2f} GiB" if x >= 2**30 else f"{x / 2**20:.3f} MiB"
+    # decimal GB/MB, as in every cost column and the accelerator catalogue (80 GB, 141 GB)
+    return f"{x / 1e9:.2f} GB" if x >= 1e9 else f"{x / 1e6:.3f} MB"
 
 
 def model_summary(m: ModelConfig, context: int | None = None, seq_len: int | None = None) -> dict:

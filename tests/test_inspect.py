@@ -207,6 +207,6 @@ def test_robustness_counts_the_same_content_written_differently(tmp_path, capsys
     assert zh["tokens_variant"] == sum(len(enc.encode_ordinary(t)) for t in simp)
     assert zh["tokens"] == len(enc.encode_ordinary("這個國家的語言")) + len(enc.encode_ordinary("我們學習"))
     hw = df.filter((pl.col("language") == "en") & (pl.col("variant") == "halfwidth")).row(0, named=True)
-    assert hw["changed_segments"] == 0.5 and hw["tokens_variant"] == len(enc.encode_ordinary("AI models")) + len(
+    assert hw["changed_segments_share"] == 0.5 and hw["tokens_variant"] == len(enc.encode_ordinary("AI models")) + len(
         enc.encode_ordinary("plain text"))
     assert main(["robustness", str(tmp_path), "-t", CL]) == 0 and "to_simplified" in capsys.readouterr().out

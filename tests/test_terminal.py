@@ -184,3 +184,19 @@ def test_library_deprecation_notices_are_not_shown_to_users(capsys, monkeypatch)
     monkeypatch.setenv("TOKSTAT_DEBUG", "1")
     cli._warning("x is deprecated", DeprecationWarning, "lib.py", 1)
     assert "deprecated" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cols", ["80", "100"])
+def test_worst_keeps_its_sort_column_and_names_tokenizer_and_language(tmp_path, capsys, monkeypatch, cols):
+    from tokstat import compare
+    from tokstat.io import write_table
+
+    _, segs = compare("sample", ["train:bpe:300"], n_boot=0, workers=1, return_segments=True, segments_text=True)
+    write_table(segs, tmp_path / "s.parquet")
+    monkeypatch.setenv("COLUMNS", cols)
+    for by in ("premium", "tokens_per_char"):
+        assert main(["worst", str(tmp_path / "s.parquet"), "--by", by, "-n", "3"]) == 0
+        out = capsys.readouterr().out
+        assert "train/bpe-300 on zh" in out and f"by {by}" in out
+        header = next(line for line in out.splitlines() if line.strip().startswith("segment"))
+        assert by in header and max(len(line) for line in out.splitlines()) <= int(cols)

@@ -716,14 +716,15 @@ def robustness_cmd(corpus_spec, tokenizers, max_segments, out, **kw):
 def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
     """The segments of a compare --segments-out file where a tokenizer does worst against the pivot."""
     from .io import write_tables
-    from .show import worst
+    from .show import worst_of
 
     check_outputs({"--out": (out, "table")}, inputs=[segments_file])
-    df = worst(read_results_table(segments_file, "tokstat compare --segments-out"), tokenizer=tokenizer, language=language,
-               pivot=pivot, by=by, n=n)
+    df, tok, lang = worst_of(read_results_table(segments_file, "tokstat compare --segments-out"), tokenizer=tokenizer,
+                             language=language, pivot=pivot, by=by, n=n)
     cols = [(c, c) for c in df.columns]
-    _print(_table(f"tokstat worst — by {by}", cols, df.iter_rows(named=True),
-                  lambda r, c: f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c])))
+    against = f" against {pivot}" if by == "premium" else ""
+    _print(_table(f"tokstat worst — {tok} on {lang}, by {by}{against}", cols, df.iter_rows(named=True),
+                  lambda r, c: f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]), shorten="segment"))
     if out:
         write_tables({out: df})
         _print(f"wrote {out}")

@@ -157,7 +157,13 @@ def worst(segments: pl.DataFrame, *, tokenizer: str | None = None, language: str
     """The ``n`` segments where a tokenizer does worst, from ``compare --segments-out`` rows:
     ``by="premium"``: tokens in ``language`` / tokens in the pivot on the same segment (highest
     first); ``by="tokens_per_char"``: tokens per character. With the texts side by side when the
-    rows carry them (``compare --segments-text``)."""
+    rows carry them (``compare --segments-text``). The column sorted by comes right after the segment."""
+    return worst_of(segments, tokenizer=tokenizer, language=language, pivot=pivot, by=by, n=n)[0]
+
+
+def worst_of(segments: pl.DataFrame, *, tokenizer: str | None = None, language: str | None = None, pivot: str = "en",
+             by: str = "premium", n: int = 20) -> tuple[pl.DataFrame, str, str]:
+    """:func:`worst` and the tokenizer and language it chose (the first ones when not given)."""
     need = {"tokenizer", "language", "segment", "tokens", "chars"}
     if not need <= set(segments.columns):
         raise TokstatError(f"not a compare --segments-out table (missing {sorted(need - set(segments.columns))})",
@@ -183,14 +189,18 @@ def worst(segments: pl.DataFrame, *, tokenizer: str | None = None, language: str
     if by == "tokens_per_char":
         out = mine.with_columns((pl.col("tokens") / pl.col("chars")).alias("tokens_per_char")).sort(
             "tokens_per_char", descending=True)
-        return out.head(n)
+        # the column it is sorted by comes right after the segment (a narrow terminal drops the last)
+        return (out.head(n).select("segment", "tokens_per_char", "tokens", "chars", *(["text"] if text else [])),
+                tokenizer, language)
     if pivot not in langs:
         raise TokstatError(f"the pivot {pivot!r} is not in the table", fix=f"pass --pivot, one of {', '.join(langs)}")
     piv = rows.filter(pl.col("language") == pivot).select(
         "segment", pl.col("tokens").alias("pivot_tokens"), *([pl.col("text").alias("pivot_text")] if text else []))
     both = mine.join(piv, on="segment").filter(pl.col("pivot_tokens") > 0)
     both = both.with_columns((pl.col("tokens") / pl.col("pivot_tokens")).alias("premium"))
-    return both.sort(["premium", "segment"], descending=[True, False]).head(n)
+    return (both.sort(["premium", "segment"], descending=[True, False]).head(n).select(
+        "segment", "premium", "tokens", "pivot_tokens", "chars", *(["text", "pivot_text"] if text else [])),
+        tokenizer, language)
 
 
 # ---------------------------------------------------------------- robustness: the same content, written differently
@@ -256,6 +266,6 @@ def robustness(corpus, tokenizers: list[str | Adapter], *, languages: list[str] 
                 base = sum(len(x) for x in a.encode_batch(texts))
                 new = sum(len(x) for x in a.encode_batch(var))
                 rows.append({"tokenizer": a.id, "language": lang, "variant": name, "segments": len(texts),
-                             "changed_segments": changed, "tokens": base, "tokens_variant": new,
+                             "changed_segments_share": changed, "tokens": base, "tokens_variant": new,
                              "ratio": new / base if base else None})
     return pl.DataFrame(rows)

@@ -200,3 +200,25 @@ def test_worst_keeps_its_sort_column_and_names_tokenizer_and_language(tmp_path, 
         assert "train/bpe-300 on zh" in out and f"by {by}" in out
         header = next(line for line in out.splitlines() if line.strip().startswith("segment"))
         assert by in header and max(len(line) for line in out.splitlines()) <= int(cols)
+
+
+def test_compare_prints_a_signature_digest_sorts_marks_lossy_rows_and_has_a_matrix(tmp_path, capsys, monkeypatch):
+    from tok_fixtures import tiny_files
+
+    monkeypatch.setenv("COLUMNS", "100")
+    wp = tiny_files(tmp_path)["wordpiece"]            # a 10-token WordPiece vocabulary: mostly unknown tokens
+    specs = ["train:bpe:300", "train:bpe:500", f"wordpiece:{wp}"]
+    assert main(["compare", "sample", *sum((["-t", s] for s in specs), []), "--quiet", "--sort", "tokens_per_char"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert "signature(s), corpus sample-zh-en@" in out and "corpus:sample-zh-en@" not in out   # one digest line
+    rows = [line for line in lines if line.startswith((" train/", " wordpiece/", " …"))]
+    tpc = [float(line.split()[-5]) for line in rows]                # tok/char: the fifth cell from the right
+    assert tpc == sorted(tpc, reverse=True), rows                                              # --sort
+    assert any("⚠" in line and "wp" in line for line in rows) and "⚠ loses text" in out          # lossy marked
+    assert not any("⚠" in line for line in rows if "train/" in line)
+    assert main(["compare", "sample", "-t", "train:bpe:300", "-t", "train:bpe:500", "--quiet", "--matrix",
+                 "--signatures"]) == 0
+    out = capsys.readouterr().out
+    head = next(line for line in out.splitlines() if line.strip().startswith("tokenizer"))
+    assert head.split() == ["tokenizer", "en", "zh"] and out.count("corpus:sample-zh-en@") == 4

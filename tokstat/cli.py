@@ -196,7 +196,11 @@ def corpus_info_cmd(spec, **kw):
 #: compare's compact table (fits 80-100 columns) and its --wide table
 SHOWN = [("tokenizer", "tokenizer"), ("language", "lang"), ("premium", "premium [95% CI]"),
          ("tokens_per_char", "tok/char"), ("tokens_per_word", "tok/word"), ("split_char_rate", "split"),
-         ("unk_rate", "unk")]
+         ("unk_rate", "unk"), ("vocab_size", "vocab")]
+#: compare --sort: column -> descending
+SORTS = {"premium": True, "tokens_per_char": True, "tokens_per_word": True, "unk_rate": True, "vocab_size": False,
+         "tokenizer": False, "language": False}
+LOSSY = "⚠"
 SHOWN_WIDE = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
               ("bytes_per_token", "bytes/tok"), ("tokens_per_word", "tok/word"), ("continued_word_rate", "cont.words"),
               ("split_char_rate", "split chars"), ("unk_rate", "unk"), ("roundtrip_rate", "round-trip"),
@@ -265,12 +269,48 @@ def _table(title: str, cols: list[tuple[str, str]], rows, cell=None, *, wide_col
     return Group(t, *[Text(visible(f"  {k} = {v}"), style="dim") for k, v in legend.items()])
 
 
-def _signatures(df) -> None:
+def _signatures(df, every: bool = True) -> None:
+    """Every signature (soft-wrapped: one line however narrow the terminal, so that it copies whole),
+    or with ``every=False`` one digest line (the signatures are in every --out file)."""
     from rich.text import Text
 
-    for sig in dict.fromkeys(df["signature"].to_list()):
-        # soft-wrapped: one line however narrow the terminal, so that it copies whole
-        _print(Text(visible(sig), style="dim"), soft_wrap=True)
+    from .parse import corpus_of
+
+    sigs = list(dict.fromkeys(df["signature"].to_list()))
+    if every:
+        for sig in sigs:
+            _print(Text(visible(sig), style="dim"), soft_wrap=True)
+        return
+    corpora = ", ".join(dict.fromkeys(c for c in map(corpus_of, sigs) if c))
+    _print(Text(visible(f"{len(sigs)} signature(s), corpus {corpora}: in the --out files; --signatures prints them"),
+                style="dim"))
+
+
+def pl_rows(rows: list[dict]):
+    import polars as pl
+
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _mark_lossy(rows: list[dict], max_unk: float = 0.01) -> bool:
+    """Mark in the tokenizer cell the rows of a tokenizer that loses text (unknown tokens on more than
+    ``max_unk`` of the characters, or a decoder that does not give the sampled texts back)."""
+    lossy = {r["tokenizer"] for r in rows if (r.get("unk_rate") or 0) > max_unk
+             or (r.get("roundtrip_rate") is not None and r["roundtrip_rate"] < 1)}
+    for r in rows:
+        if r["tokenizer"] in lossy:
+            r["tokenizer"] = f"{r['tokenizer']} {LOSSY}"
+    return bool(lossy)
+
+
+def _matrix(df, title: str):
+    """A tokenizer × language table of the premium with its interval."""
+    langs = list(dict.fromkeys(df["language"].to_list()))
+    cells: dict[str, dict] = {}
+    for r in df.iter_rows(named=True):
+        cells.setdefault(r["tokenizer"], {"tokenizer": r["tokenizer"]})[r["language"]] = _premium_cell(r, "premium")
+    return _table(title, [("tokenizer", "tokenizer"), *[(lang, lang) for lang in langs]], list(cells.values()),
+                  lambda r, c: r.get(c, "–"))
 
 
 @cli.command()
@@ -282,6 +322,9 @@ def _signatures(df) -> None:
 @click.option("--segments-out", help="write per-segment counts (.parquet, .csv or .json)")
 @click.option("--segments-text", is_flag=True, help="with --segments-out: also each segment's text (for tokstat worst)")
 @click.option("--join", is_flag=True, help="encode each language's segments joined by a space as one text")
+@click.option("--sort", "sort_by", type=click.Choice(list(SORTS)), help="order the rows by this column")
+@click.option("--matrix", is_flag=True, help="a tokenizer × language table of premiums instead of one row per pair")
+@click.option("--signatures", "show_signatures", is_flag=True, help="print every signature (default: one digest line)")
 @boot_seed_option
 @click.option("--workers", type=int, help="worker processes (default: all cores); results do not depend on it")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -290,8 +333,8 @@ def _signatures(df) -> None:
 @max_chars_option
 @quiet_option
 @wide_option
-def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, boot_seed, workers, engine, address,
-            max_chars, quiet, **kw):
+def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, sort_by, matrix, show_signatures,
+            boot_seed, workers, engine, address, max_chars, quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
@@ -304,8 +347,17 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
                       progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text)
     df, segs = res if segments_out else (res, None)
-    rows = list(df.iter_rows(named=True))
-    _print(_table(f"tokstat compare — {c.name}, pivot {pivot}", SHOWN, rows, _premium_cell, wide_cols=SHOWN_WIDE))
+    shown = df.sort(sort_by, descending=SORTS[sort_by], nulls_last=True, maintain_order=True) if sort_by else df
+    rows = list(shown.iter_rows(named=True))
+    lossy = _mark_lossy(rows)
+    title = f"tokstat compare — {c.name}, pivot {pivot}"
+    if matrix:
+        _print(_matrix(pl_rows(rows), title))
+    else:
+        _print(_table(title, SHOWN, rows, _premium_cell, wide_cols=SHOWN_WIDE))
+    if lossy:
+        _print(f"{LOSSY} loses text: unknown tokens on over 1% of a language's characters, or a decoder that does not "
+               "give the sampled texts back; its other figures are unreliable")
     if pivot is not None and df["language"].n_unique() > 2:
         from .metrics import parity_summary
 
@@ -314,7 +366,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
                 _print(f"parity across languages, {r['tokenizer']}: Gini {r['premium_gini']:.3f} (mean of ratios "
                        f"{r['premium_mean_of_ratios_gini']:.3f}), max/min {r['premium_max_over_min']:.2f}, "
                        f"worst {r['premium_worst_language']}")
-    _signatures(df)
+    _signatures(df, every=show_signatures)
     tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
     if tables:
         write_tables(tables)       # every output of the run appears together, or none does

@@ -5,6 +5,8 @@ with separators. One table of formats for the terminal and the HTML report.
 ('4.1%', '$151k', '1.23×', '2T')
 >>> fmt(None, "premium"), fmt(12345, "tokens"), fmt(0.25, "tokens_per_char"), money(1.94e-5)
 ('–', '12,345', '0.250', '$0.000019')
+>>> fmt(0.0, "unk_rate"), fmt(0.0004, "unk_rate"), fmt(0.00002, "unk_rate")
+('0.0%', '0.04%', '<0.01%')
 >>> with_interval(1.574, 1.537, 1.612), with_interval(1.0, None, None)
 ('1.57× [1.54–1.61]', '1.00×')
 >>> short_ids(["tiktoken/cl100k_base", "hf/qwen3", "train/bpe-8000"], 12)
@@ -54,8 +56,10 @@ def fmt(v, col: str = "") -> str:
     if isinstance(v, int):
         return _si(v) if col in BIG and abs(v) >= 1e6 else f"{v:,}"
     if isinstance(v, float):
-        if col in PCT:
-            return f"{v:.1%}" if abs(v) >= 0.001 or v == 0 else f"{v:.2%}"
+        if col in PCT:   # never "0.00%" for a value that is not zero
+            if v == 0 or abs(v) >= 0.001:
+                return f"{v:.1%}"
+            return f"{v:.2%}" if abs(v) >= 0.0001 else ("<0.01%" if v > 0 else ">-0.01%")
         if col in MONEY:
             return money(v)
         if col in MULT:

@@ -646,7 +646,7 @@ def test_same_pairs_in_two_formats_share_the_signature(tmp_path, monkeypatch, ca
     w(tmp_path / "c.jsonl", '{"id": "1", "en": "hello", "zh": "你好"}\n{"id": "2", "en": "bye", "zh": "再见"}\n')
     sigs = []
     for f in ("c.tsv", "c.jsonl"):
-        assert main(["compare", f, "-t", TOK, "--quiet"]) == 0
+        assert main(["compare", f, "-t", TOK, "--quiet", "--signatures"]) == 0
         sigs.append(re.findall(r"corpus:\w+@([0-9a-f]{8})", capsys.readouterr().out))
     assert sigs[0] and sigs[0] == sigs[1]
 

@@ -552,8 +552,9 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
     if not model_name:
         raise TokstatError("cost needs a model", fix="pass --model PRESET (see tokstat model-info --help)")
     check_outputs({"--out": (out, "table")}, inputs=[results])
-    cdf = project(read_results_table(results, "tokstat compare --out or tokstat sweep --out"), model_config(model_name, models_file),
-                  gpu(gpu_name), gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
+    model, g = model_config(model_name, models_file), gpu(gpu_name)
+    cdf = project(read_results_table(results, "tokstat compare --out or tokstat sweep --out"), model,
+                  g, gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
                   train_bytes=train_bytes, train_tokens=train_tokens, tokens_per_param=tokens_per_param,
                   reference=reference, mix=parse.mix(mix), batch=batch, weights=weight_dtype, kv_dtype=kv_dtype,
                   prompt_chars=prompt_chars, output_chars=output_chars, tp=tp, pp=pp, zero=zero, recompute=recompute,
@@ -595,10 +596,9 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
            f"weights {weight_dtype}, KV {kv_dtype}, requests of {prompt_chars:g} + {output_chars:g} pivot-language characters' "
            f"content, batch {batch}")
     if not (cdf["train_fits"] == "fits").all():
-        from .cost.model import model_config as _mc, smallest_fitting_split
+        from .cost.model import smallest_fitting_split
 
-        mv = _mc(model_name, models_file)
-        best = smallest_fitting_split(mv.with_vocab(int(cdf["vocab_size"].max())), gpu(gpu_name).memory_gb * 1e9, gpus,
+        best = smallest_fitting_split(model.with_vocab(int(cdf["vocab_size"].max())), g.memory_gb * 1e9, gpus,
                                       zero=zero, recompute=recompute, micro_batch=micro_batch, context=int(cdf["seq_len"][0]))
         _print(f"training memory does not fit at --tp {tp} --pp {pp}: " + (
             f"the smallest split of {gpus} GPUs that fits is --tp {best[0]} --pp {best[1]} ({best[2] / 1e9:.1f} GB per GPU)"

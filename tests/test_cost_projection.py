@@ -33,8 +33,26 @@ def test_training_columns_by_hand():
     assert z2["cost_multiplier"] == pytest.approx(1.6)     # the same content: the premium
     assert zh["kv_cache_bytes_per_1k_chars"] == kv_cache_bytes_per_token(m) * 1000
     assert zh["chars_in_context"] == 4096
+    # the mix is shares of content by default: per unit of content en has 1.0 tokens and 1/0.25 = 4
+    # characters, zh 1.6 tokens and 1.6/1.0 = 1.6 characters (premium / tokens per character)
     mix = df.filter(pl.col("language") == "mix").row(0, named=True)
-    assert mix["tokens_per_char"] == 0.625 and mix["premium"] == pytest.approx(1.3)
+    assert mix["premium"] == pytest.approx(0.5 * 1.0 + 0.5 * 1.6)
+    assert mix["tokens_per_char"] == pytest.approx(1.3 / (0.5 * 4 + 0.5 * 1.6))
+    assert mix["mix_shares"].startswith("content zh 50% · en 50% = characters zh 29% · en 71%")
+    assert mix["training_tokens"] == pytest.approx(1e12 * mix["tokens_per_char"])     # 1e12 characters of the mix
+    # the same shares stated in characters: tokens per character is the char-weighted mean, and the
+    # content shares behind it give the premium
+    chars = project(RES, m, g, gpus=8, mfu=0.4, train_chars=1e12, price=2.0, mix="zh=0.5,en=0.5", mix_unit="chars")
+    cm = chars.filter(pl.col("language") == "mix").row(0, named=True)
+    w_en, w_zh = 0.5 / 4, 0.5 / 1.6
+    assert cm["tokens_per_char"] == pytest.approx(0.625)
+    assert cm["premium"] == pytest.approx((w_en * 1.0 + w_zh * 1.6) / (w_en + w_zh))
+    # a token mix is shares of this tokenizer's tokens: zh=0.5 of tokens is 0.5/1.6 of the content per token
+    toks = project(RES, m, g, gpus=8, mfu=0.4, train_chars=1e12, price=2.0, mix="zh=0.5,en=0.5", mix_unit="tokens")
+    tm = toks.filter(pl.col("language") == "mix").row(0, named=True)
+    t_en, t_zh = 0.5 / 1.0, 0.5 / 1.6
+    assert tm["premium"] == pytest.approx((t_en * 1.0 + t_zh * 1.6) / (t_en + t_zh))
+    assert "tokens zh 50% · en 50%" in tm["mix_shares"]
     tok = project(RES, m, g, train_tokens=2e12)
     assert tok.filter(pl.col("language") == "zh")["training_tokens"][0] == pytest.approx(3.2e12)
 

@@ -70,11 +70,11 @@ def test_an_output_that_is_a_fifo_or_device_is_refused(tmp_path):
 
 
 def test_tables_are_written_as_one_unit(tmp_path):
-    """The second table cannot be written (nested data in CSV): the first is not replaced either."""
+    """The second table cannot be written (a struct in CSV): the first is not replaced either."""
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     a.write_text("old a\n")
     good = pl.DataFrame({"x": [1, 2]})
-    bad = pl.DataFrame({"x": [[1, 2]]})
+    bad = pl.DataFrame({"x": [{"a": 1, "b": [2]}]})
     with pytest.raises(Exception):
         write_tables({a: good, b: bad})
     assert a.read_text() == "old a\n" and not b.exists()

@@ -70,11 +70,23 @@ def test_training_never_sees_heldout_segments():
     assert 0.05 < len(held) / 400 < 0.15
 
 
-def test_mix_reweights_character_share():
-    texts = training_texts(SAMPLE, mix={"zh": 0.8, "en": 0.2})
+def _zh_share(texts):
     zh = sum(len(t) for t in texts if any("\u4e00" <= c <= "\u9fff" for c in t))
-    share = zh / sum(len(t) for t in texts)
-    assert 0.75 < share < 0.85
+    return zh / sum(len(t) for t in texts)
+
+
+def test_mix_reweights_character_share():
+    texts = training_texts(SAMPLE, mix={"zh": 0.8, "en": 0.2}, mix_unit="chars")
+    assert 0.75 < _zh_share(texts) < 0.85
+    # shares of content (the default): 80 % of the meaning in Chinese is its share of the aligned text's
+    # characters, computed here from the raw training segments
+    natural = training_texts(SAMPLE)
+    c_zh = sum(len(t) for t in natural if any("\u4e00" <= c <= "\u9fff" for c in t))
+    c_en = sum(len(t) for t in natural) - c_zh
+    want = 0.8 * c_zh / (0.8 * c_zh + 0.2 * c_en)
+    assert abs(_zh_share(training_texts(SAMPLE, mix={"zh": 0.8, "en": 0.2})) - want) < 0.03
+    # equal content keeps the parallel corpus's own proportions
+    assert abs(_zh_share(training_texts(SAMPLE, mix={"zh": 0.5, "en": 0.5})) - _zh_share(natural)) < 0.03
     zh_heavy = sweep(SAMPLE, "bpe", [1500], mix={"zh": 0.9, "en": 0.1}, n_boot=0)
     en_heavy = sweep(SAMPLE, "bpe", [1500], mix={"zh": 0.1, "en": 0.9}, n_boot=0)
     p = lambda df: df.filter(pl.col("language") == "zh")["premium"][0]  # noqa: E731
@@ -84,7 +96,9 @@ def test_mix_reweights_character_share():
 def test_sweep_table_columns_and_embedding_params():
     df = sweep(SAMPLE, "bpe", [500, 1000, 2000], d_model=256, n_boot=100)
     assert df.columns[:3] == ["requested_size", "vocab_size", "embedding_params"]
-    assert df.columns[3:] == [c for c in COMPARE_COLUMNS if c != "vocab_size"] and df.height == 6
+    assert df.columns[3:] == [c for c in COMPARE_COLUMNS if c != "vocab_size"] + ["new_merge_count",
+                                                                                  "tokens_per_char_boot"]
+    assert df.height == 6
     assert (df["embedding_params"] == df["vocab_size"] * 256 * 2).all()
     assert df.filter(pl.col("language") == "en")["premium"].to_list() == [1.0, 1.0, 1.0]
     tpc = df.filter(pl.col("language") == "zh").sort("vocab_size")["tokens"].to_list()
@@ -117,7 +131,7 @@ def test_sweep_rows_equal_direct_training_compare():
     df = sweep(SAMPLE, "bpe", [700, 1400], n_boot=50)
     direct = compare(SAMPLE, [train(SAMPLE, "bpe", 700).adapter], n_boot=50)
     got = df.filter(pl.col("vocab_size") == 700).drop("requested_size", "vocab_size", "embedding_params")
-    cols = [c for c in got.columns if c not in ("tokenizer", "signature")]
+    cols = [c for c in got.columns if c not in ("tokenizer", "signature", "new_merge_count", "tokens_per_char_boot")]
     assert got.select(cols).equals(direct.select(cols))
 
 

@@ -137,9 +137,151 @@ def test_bad_plans(kw, msg):
         plan_for("llama2-7b", synthetic_sweep(), **kw)
 
 
-def test_fewer_than_three_sizes_cannot_be_fitted():
-    with pytest.raises(TokstatError, match="at least 3 vocabulary sizes"):
-        fit_curve([1000, 2000], [0.5, 0.4])
+@pytest.mark.parametrize("sizes", [[1000, 2000], [1000, 2000, 4000], [1000, 2000, 2000, 4000, 4000]])
+def test_fewer_than_four_distinct_sizes_cannot_be_fitted(sizes):
+    """Three parameters through three points always give R² = 1: refused, with the sizes named."""
+    with pytest.raises(TokstatError, match="at least 4 distinct vocabulary sizes"):
+        fit_curve(sizes, [0.5 - 0.01 * k for k in range(len(sizes))])
+
+
+USED = np.geomspace(100, 1e8, 600)     # every size a fitted curve is evaluated at (plots, grids, searches)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.floats(0.01, 3.0), min_size=4, max_size=7), st.integers(0, 3))
+def test_fitted_curves_are_never_negative_nor_rising(ys, start):
+    """Whatever the swept points (noisy, concave, rising), the fitted curve is >= 0 and
+    non-increasing everywhere it is used, and so is any mix of such curves."""
+    sizes = [1000 * 2 ** (start + k) for k in range(len(ys))]
+    c = fit_curve(sizes, ys)
+    y = c(USED)
+    assert np.all(y >= 0) and np.all(np.diff(y) <= 1e-12)
+    other = fit_curve(sizes, sorted(ys, reverse=True))
+    m = mix_curve({"a": c, "b": other}, {"a": 0.3, "b": 0.7})
+    ym = m(USED)
+    assert np.all(ym >= 0) and np.all(np.diff(ym) <= 1e-12)
+    assert m(20_000) == pytest.approx(0.3 * c(20_000) + 0.7 * other(20_000))
+
+
+def test_where_the_plain_fit_is_admissible_it_is_the_least_squares_quadratic():
+    """Oracle: numpy's unconstrained quadratic in ln V, when it is already non-negative and
+    non-increasing over the used range; otherwise the constrained fit is never better than it
+    (it is the least squares under the constraints)."""
+    v = [2000, 4000, 8000, 16000, 32000]
+    y = [0.52, 0.41, 0.33, 0.28, 0.255]
+    a, b, c = np.polyfit(np.log(v), y, 2)
+    f = fit_curve(v, y)
+    assert (f.a, f.b, f.c) == pytest.approx((a, b, c))
+    steep = [0.9, 0.8, 0.65, 0.45, 0.2]      # concave in ln V: the plain quadratic goes negative by 500k
+    a, b, c = np.polyfit(np.log(v), steep, 2)
+    assert a * np.log(5e5) ** 2 + b * np.log(5e5) + c < 0
+    g = fit_curve(v, steep)
+    sse_plain = sum((a * np.log(x) ** 2 + b * np.log(x) + c - t) ** 2 for x, t in zip(v, steep))
+    sse = sum((g(x) - t) ** 2 for x, t in zip(v, steep))
+    assert sse >= sse_plain - 1e-12 and g(5e5) >= 0
+
+
+def _sweep_rows(curves: dict, sizes, premium=None, merges=None, boot=None):
+    rows = []
+    for lang, f in curves.items():
+        for k, v in enumerate(sizes):
+            r = {"vocab_size": v, "language": lang, "tokens_per_char": float(f(v)),
+                 "premium": (premium or {}).get(lang, 1.0)}
+            if merges is not None:
+                r["new_merge_count"] = merges[k]
+            if boot is not None:
+                r["tokens_per_char_boot"] = [float(f(v)) * x for x in boot]
+            rows.append(r)
+    return pl.DataFrame(rows)
+
+
+@settings(max_examples=40, deadline=None)
+@given(steep=st.floats(0.3, 3.0), level=st.floats(0.5, 4.0), n_nv=st.floats(1e8, 2e11), share=st.floats(0.05, 0.95))
+def test_the_answer_lies_in_its_flat_region_or_says_why(steep, level, n_nv, share):
+    en = Curve(*TAO_ABC)
+    lv = math.log(32_000)
+    zh = Curve(en.a * steep, en.b * steep, float(en(32_000)) - en.a * steep * lv ** 2 - en.b * steep * lv)
+    sw = _sweep_rows({"en": en, "zh": lambda v: level * zh(v)}, [2000, 4000, 8000, 16000, 32000, 64000],
+                     premium={"zh": 0.9})
+    p = vocab_plan(sw, n_nv=n_nv, d_model=int(tao_d(n_nv)), mix={"en": 1 - share, "zh": share})
+    assert p.flat_region[0] <= p.recommended_vocab_size <= p.flat_region[1]
+    assert (p.answer_reason is None) == (p.recommended_vocab_size == p.approaches_median)
+    if p.answer_reason:
+        assert not p.flat_region[0] <= p.approaches_median <= p.flat_region[1]
+        assert f"{p.approaches_median:,}" in p.answer_reason
+
+
+def test_a_clamped_answer_names_the_median_it_moved_from():
+    """A model far larger than the data's curve wants: the median of the approaches falls outside
+    the flat region, the answer is its nearest edge and the plan says so."""
+    flat = lambda v: 0.3 + 0.0 * v   # noqa: E731   no gain from a larger vocabulary: FLOPs least at the smallest V
+    sw = _sweep_rows({"en": flat, "zh": lambda v: 0.9 + 0.0 * v}, [2000, 4000, 8000, 16000])
+    p = vocab_plan(sw, n_nv=6.5e10, d_model=8192)
+    assert p.answer_reason and p.recommended_vocab_size in p.flat_region
+    assert p.recommended_vocab_size != p.approaches_median
+
+
+def test_the_data_sufficiency_diagnostic_marks_an_answer_it_cannot_support():
+    en = Curve(*TAO_ABC)
+    sizes = [8000, 16000, 32000, 64000, 128000]
+    poor = vocab_plan(_sweep_rows({"en": en}, sizes, merges=[40, 12, 6, 2, 1]), n_nv=6.5e9, d_model=4096)
+    assert poor.supported_up_to == 16000 and "at 32,000 they occur 6 times" in poor.support_note
+    assert poor.recommended_vocab_size > 16000 and "above what the data supports" in poor.marks
+    assert "above what the data supports" in poor.answer_text()
+    rich = vocab_plan(_sweep_rows({"en": en}, sizes, merges=[4000, 2000, 900, 400, 150]), n_nv=6.5e9, d_model=4096)
+    assert rich.supported_up_to == 128000 and not rich.marks and "every swept size" in rich.support_note
+    none = vocab_plan(_sweep_rows({"en": en}, sizes), n_nv=6.5e9, d_model=4096)
+    assert none.supported_up_to is None and "not measured" in none.support_note
+
+
+def test_the_interval_comes_from_refitting_bootstrap_replicates():
+    """Oracle: replicates equal to the point values give a zero-width interval at the answer;
+    replicates that scale one language's curve move it, and the interval covers the answer."""
+    en, zh = Curve(*TAO_ABC), Curve(0.009, -0.22, 1.85)
+    sizes = [2000, 4000, 8000, 16000, 32000]
+    same = vocab_plan(_sweep_rows({"en": en, "zh": zh}, sizes, boot=[1.0] * 20), n_nv=6.5e9, d_model=4096)
+    assert same.interval == (same.recommended_vocab_size, same.recommended_vocab_size)
+    rng = np.random.default_rng(0)
+    rows = []
+    noise = {(lang, v): rng.normal(1, 0.02, 50) for lang in ("en", "zh") for v in sizes}
+    for lang, f in (("en", en), ("zh", zh)):
+        for v in sizes:
+            rows.append({"vocab_size": v, "language": lang, "tokens_per_char": float(f(v)), "premium": 1.0,
+                         "tokens_per_char_boot": [float(f(v)) * x for x in noise[(lang, v)]]})
+    p = vocab_plan(pl.DataFrame(rows), n_nv=6.5e9, d_model=4096)
+    lo, hi = p.interval
+    assert lo < hi and lo <= p.recommended_vocab_size <= hi and lo % 128 == 0
+    assert "bootstrap" in p.interval_note
+    bare = vocab_plan(_sweep_rows({"en": en, "zh": zh}, sizes), n_nv=6.5e9, d_model=4096)
+    assert bare.interval is None and "no interval" in bare.interval_note
+
+
+def test_the_plan_mix_is_content_converted_through_the_premiums():
+    """One mix, one meaning: content shares become character shares through premium / tokens per
+    character, and the same mix stated in characters gives the same plan."""
+    from tokstat.mix import Mix
+
+    en, zh = Curve(*TAO_ABC), Curve(0.009, -0.22, 1.85)
+    sizes = [2000, 4000, 8000, 16000, 32000]
+    sw = _sweep_rows({"en": en, "zh": zh}, sizes, premium={"zh": 1.4})
+    p = vocab_plan(sw, n_nv=6.5e9, d_model=4096, mix={"en": 0.6, "zh": 0.4})
+    c_en, c_zh = 1.0 / float(en(32000)), 1.4 / float(zh(32000))      # characters per unit of content
+    want = 0.4 * c_zh / (0.4 * c_zh + 0.6 * c_en)
+    assert p.mix_chars["zh"] == pytest.approx(want)
+    assert p.mix_conversion.startswith("content en 60% · zh 40% = characters")
+    q = vocab_plan(sw, n_nv=6.5e9, d_model=4096, mix=Mix(p.mix_chars, "chars"))
+    assert q.recommended_vocab_size == p.recommended_vocab_size and q.mix_chars == pytest.approx(p.mix_chars)
+    with pytest.raises(TokstatError, match="a mix in tokens cannot choose a vocabulary"):
+        vocab_plan(sw, n_nv=6.5e9, d_model=4096, mix={"en": 0.5, "zh": 0.5}, mix_unit="tokens")
+
+
+def test_a_language_optimum_past_the_search_is_shown_capped():
+    still_falling = Curve(0.0, -0.05, 1.2)   # linear in ln V: falls all the way to the cap
+    sw = _sweep_rows({"en": lambda v: max(float(still_falling(v)), 0.0)}, [2000, 4000, 8000, 16000])
+    p = vocab_plan(sw, n_nv=1e12, d_model=16384)
+    if "en" in p.capped:
+        assert p.size_text("en").startswith("≥ ") and "(capped)" in p.size_text("en")
+        assert any("capped" in w for w in p.warnings)
 
 
 def test_serving_aware_variant_uses_the_cost_model():

@@ -134,6 +134,16 @@ def _set_wide(ctx, param, value):
     return value
 
 
+def mix_options(what: str):
+    """``--mix`` and ``--mix-unit``: one definition of a language mix for every command (tokstat.mix)."""
+    return _stack(
+        click.option("--mix", help=f"{what}: language shares summing to 1, e.g. zh=0.4,en=0.6 (default: equal content)"),
+        click.option("--mix-unit", type=click.Choice(["content", "chars", "bytes", "tokens"]), default="content",
+                     show_default=True, help="what the --mix shares are shares of: the same meaning (content, "
+                     "as parallel text counts it), characters, UTF-8 bytes or tokens"),
+    )
+
+
 def wide_option(f):
     return click.option("--wide", is_flag=True, expose_value=False, callback=_set_wide, is_eager=True,
                         help="every column, lines as long as they need (default: a table that fits the terminal)")(f)
@@ -209,7 +219,10 @@ SHOWN_WIDE = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "toke
 
 
 def _premium_cell(r, c):
-    """A cell, the premiums with their intervals beside them."""
+    """A cell, the premiums with their intervals beside them; a swept vocabulary the corpus could
+    not fill says the size asked for (``8,876 (asked 16,000)``)."""
+    if c == "vocab_size" and r.get("requested_size") and r.get("vocab_size") and r["vocab_size"] < r["requested_size"]:
+        return f"{r['vocab_size']:,} (asked {r['requested_size']:,})"
     if c == "premium":
         return with_interval(r.get("premium"), r.get("premium_ci_low"), r.get("premium_ci_high"))
     if c == "premium_mean_of_ratios":
@@ -379,11 +392,11 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
 @corpus_options
 @click.option("--algo", type=click.Choice(ALGOS), required=True)
 @click.option("--vocab-size", type=int, required=True)
-@click.option("--mix", help="character share per language, e.g. zh=0.5,en=0.5")
+@mix_options("the training text's languages")
 @click.option("--out", required=True, help="output folder (tokenizer.json or tokenizer.model + metadata.json)")
 @split_options
 @quiet_option
-def train_cmd(corpus_spec, algo, vocab_size, mix, out, seed, heldout, quiet, **kw):
+def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, out, seed, heldout, quiet, **kw):
     """Train a tokenizer on the train split of CORPUS_SPEC and save it with its metadata."""
     from . import parse
     from .split import Split
@@ -391,7 +404,8 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, out, seed, heldout, quiet, **k
 
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "folder")}, inputs=inputs_of(corpus_spec, c))
-    r = train(c, algo, vocab_size, languages=list(c.languages), mix=parse.mix(mix), out=out, split=Split(heldout, seed))
+    r = train(c, algo, vocab_size, languages=list(c.languages), mix=parse.mix(mix), mix_unit=mix_unit, out=out,
+              split=Split(heldout, seed))
     sp = r.metadata["split"]
     _print(f"trained {r.metadata['tokenizer_id']} (vocabulary {r.metadata['actual_vocab_size']:,}) on "
            f"{sp['train_segments']:,} segments; {sp['heldout_segments']:,} held out (seed {seed})")
@@ -404,7 +418,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, out, seed, heldout, quiet, **k
 @corpus_options
 @click.option("--algo", type=click.Choice(ALGOS), default="bpe", show_default=True)
 @click.option("--sizes", default="4000,8000,16000,32000,64000", show_default=True, help="vocabulary sizes")
-@click.option("--mix", help="character share per language in the training data, e.g. zh=0.5,en=0.5")
+@mix_options("the training text's languages")
 @click.option("--pivot", default="en", show_default=True)
 @click.option("--d-model", default=4096, show_default=True, help="model width for embedding_params")
 @click.option("--tied/--untied", default=False, show_default=True, help="tied input/output embeddings")
@@ -415,7 +429,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, out, seed, heldout, quiet, **k
 @max_chars_option
 @quiet_option
 @wide_option
-def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, max_chars, quiet,
+def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, max_chars, quiet,
               **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
     from . import parse
@@ -426,7 +440,7 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, pivot, d_model, tied, seed, heldout
     size_list, mixd, split = parse.sizes(sizes), parse.mix(mix), Split(heldout, seed)
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
-    df = sweep(c, algo, size_list, mix=mixd, pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed,
+    df = sweep(c, algo, size_list, mix=mixd, mix_unit=mix_unit, pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed,
                max_chars=max_chars, progress=False if quiet else None)
     cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens_per_char", "tok/char"),
             ("tokens_per_word", "tok/word"), ("premium", "premium [95% CI]"), ("embedding_params", "embedding")]
@@ -511,7 +525,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, seq_len, as_json, **
 @click.option("--train-tokens", type=float, help="pivot-language tokens as --reference counts them (a fixed amount of text)")
 @click.option("--tokens-per-param", type=float, help="Chinchilla-style budget in --reference pivot tokens (default 20)")
 @click.option("--reference", help="tokenizer that counts --train-tokens/--tokens-per-param (default: the first)")
-@click.option("--mix", help="language shares for a mixed row, e.g. zh=0.4,en=0.6")
+@mix_options("a mix row priced as one text")
 @click.option("--batch", default=32, show_default=True, help="serving batch size")
 @click.option("--weights", "weight_dtype", type=click.Choice(["bf16", "fp8", "int8", "int4"]), default="bf16",
               show_default=True, help="serving weight precision (weight-only: int8/int4/fp8 weights, compute in bf16)")
@@ -540,7 +554,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, seq_len, as_json, **
 @click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records instead of the table")
 @wide_option
 def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, train_chars, train_bytes, train_tokens,
-             tokens_per_param, reference, mix, batch, weight_dtype, kv_dtype, prompt_chars, output_chars, tp, pp, zero,
+             tokens_per_param, reference, mix, mix_unit, batch, weight_dtype, kv_dtype, prompt_chars, output_chars, tp, pp, zero,
              recompute, micro_batch, train_precision, goodput, vocab, max_unk, out, as_json, seq_len):
     """Training and serving cost per (tokenizer, language) from compare/sweep results."""
     from . import parse
@@ -556,7 +570,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
     cdf = project(read_results_table(results, "tokstat compare --out or tokstat sweep --out"), model,
                   g, gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
                   train_bytes=train_bytes, train_tokens=train_tokens, tokens_per_param=tokens_per_param,
-                  reference=reference, mix=parse.mix(mix), batch=batch, weights=weight_dtype, kv_dtype=kv_dtype,
+                  reference=reference, mix=parse.mix(mix), mix_unit=mix_unit, batch=batch, weights=weight_dtype, kv_dtype=kv_dtype,
                   prompt_chars=prompt_chars, output_chars=output_chars, tp=tp, pp=pp, zero=zero, recompute=recompute,
                   micro_batch=micro_batch, precision=train_precision, goodput=goodput, vocab=vocab, max_unk=max_unk,
                   seq_len=seq_len)
@@ -589,6 +603,8 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
                   f"({cdf['mfu_source'][0]}), MBU {mbu}", cols, cdf.iter_rows(named=True), money_or_number,
                   wide_cols=wide))
     _print(f"volume: {cdf['volume'][0]}")
+    for r in cdf.filter(cdf["mix_shares"].is_not_null()).iter_rows(named=True):
+        _print(f"mix for {r['tokenizer']}: {r['mix_shares']}")
     _print(f"price: ${cdf['price_usd_h'][0]:,.2f} per GPU-hour ({cdf['price_source'][0]}); training memory: "
            f"tp {tp} × pp {pp} × dp {gpus // (tp * pp)}, ZeRO-{zero}, {recompute} recompute, micro-batch {micro_batch}"
            f" × {cdf['seq_len'][0]:,}-token sequences"
@@ -622,7 +638,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 @model_options
 @click.option("--non-vocab-params", type=float, help="instead of --model: non-vocabulary parameters N_nv")
 @click.option("--d-model", type=int, help="instead of --model: the model width")
-@click.option("--mix", help="character shares of the training languages, e.g. zh=0.5,en=0.5 (default: equal)")
+@mix_options("the languages the vocabulary is chosen for")
 @click.option("--flops", type=float, help="training budget in FLOPs for approach 3 (default: compute-optimal for N_nv)")
 @click.option("--max-premium", type=float, help="also report the smallest swept size with every premium at most this")
 @click.option("--serve-chars", type=float, help="also the size minimising training + serving these characters")
@@ -634,7 +650,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 @click.option("--png", help="write the curves and costs as a PNG")
 @click.option("--json", "as_json", is_flag=True, help="print the plan as one JSON object")
 @quiet_option
-def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix, flops,
+def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix, mix_unit, flops,
                    max_premium, serve_chars, train_chars, gpu_name, seed, heldout, out, png, as_json, quiet, seq_len, **kw):
     """The vocabulary size for a model and language mix: Tao et al. 2024's three approaches under
     your corpus's tokens-per-character curves, with the flat region, fairness and serving variants."""
@@ -662,7 +678,7 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
     check_outputs({"--out": (out, "table"), "--png": (png, "png")}, inputs=inputs)
     sw = read_results_table(sweep_file, "tokstat sweep --out") if sweep_file else None
     plan, sw, alloc = plan_from(sw, corpus=c, algo=algo, sizes=size_list, model=model, n_nv=non_vocab_params,
-                                d_model=d_model, mix=mixd, max_premium=max_premium, serve_chars=serve_chars,
+                                d_model=d_model, mix=mixd, mix_unit=mix_unit, max_premium=max_premium, serve_chars=serve_chars,
                                 train_chars=train_chars, gpu_name=gpu_name, flops=flops, split=Split(heldout, seed),
                                 seq_len=seq_len)
     if as_json:
@@ -672,16 +688,25 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
 
         from rich.text import Text
 
-        t = Table(title=f"tokstat vocab-plan — recommended vocabulary {plan.recommended_vocab_size:,}")
+        t = Table(title=f"tokstat vocab-plan — recommended vocabulary {plan.answer_text()}")
         t.add_column("approach (Tao et al. 2024)")
         t.add_column("their curve", justify="right")
         t.add_column("your curve", justify="right")
         for k, v in plan.approaches.items():
             t.add_row(k.replace("_", " "), f"{plan.tao_approaches[k]:,}", f"{v:,}")
-        for lang, v in plan.per_language.items():
-            t.add_row(Text(visible(f"{lang} alone")), "", f"{v:,}")
+        for lang in plan.per_language:
+            t.add_row(Text(visible(f"{lang} alone")), "", plan.size_text(lang))
         _print(t)
-        _print(f"flat region (training FLOPs within 1% of the least): {plan.flat_region[0]:,}–{plan.flat_region[1]:,}")
+        _print(f"answer: {plan.answer_text()}, inside the flat region {plan.flat_region[0]:,}–{plan.flat_region[1]:,} "
+               "(training FLOPs within 1% of the least)")
+        if plan.answer_reason:
+            _print(f"why not {plan.approaches_median:,}: {plan.answer_reason}")
+        if plan.interval_note:
+            _print(f"interval: {plan.interval_note}")
+        if plan.support_note:
+            _print(f"data: {plan.support_note}")
+        if plan.mix_conversion:
+            _print(f"mix: {plan.mix_conversion}")
         if plan.fairness:
             f = plan.fairness
             _print(f"fairness: smallest swept size with every premium ≤ {f['max_premium']:g}: "
@@ -797,14 +822,14 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
 @click.option("--train-tokens", type=float, help="with --corpus: pivot-language tokens (default, as in cost: 20 per parameter)")
 @click.option("--gpus", default=1, show_default=True, help="with --corpus: GPUs (as in cost)")
 @click.option("--seq-len", type=int, help="with --corpus: training sequence length (default: the preset's pre-training length)")
-@click.option("--mix", help="language shares the tokenizer and vocabulary are chosen for, e.g. zh=0.5,en=0.5")
+@mix_options("the languages the tokenizer, vocabulary and mix row are chosen for")
 @click.option("--pivot", default="en", show_default=True, help="with --corpus: language the premium is measured against")
 @split_options
 @boot_seed_option
 @max_chars_option
 @quiet_option
 def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, gpus, mix,
-               pivot, seed, heldout, boot_seed, max_chars, quiet, seq_len, **kw):
+               mix_unit, pivot, seed, heldout, boot_seed, max_chars, quiet, seq_len, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out, compare
     --segments-out), or from a fresh run on --corpus: the answers first (which tokenizer, what each
     language costs, which vocabulary size) with their assumptions, then the evidence per corpus."""
@@ -823,7 +848,7 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
         c = load(corpus_spec, **copts)
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=inputs_of(corpus_spec, c))
         data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
-                     mix=mix, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
+                     mix=mix, mix_unit=mix_unit, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
                      progress=False if quiet else None, max_chars=max_chars, seq_len=seq_len, gpus=gpus)
     else:
         if tokenizers or sweep_spec or seq_len is not None or train_tokens is not None or gpus != 1:
@@ -832,7 +857,8 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
                                fix="add --corpus SPEC, or pass result files only")
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=list(results))
         data = read_results(list(results))
-    path = report(data, out, png=png, title=title, model=None if corpus_spec else model_flag, mix=None if corpus_spec else mix)
+    path = report(data, out, png=png, title=title, model=None if corpus_spec else model_flag,
+                  mix=None if corpus_spec else mix, mix_unit=mix_unit)
     _print(f"wrote {path}" + (f" and the charts as PNG in {png}" if png else ""))
 
 
@@ -882,7 +908,8 @@ def main(argv: list[str] | None = None) -> int:
         return 143 if term else 130
     except click.UsageError as e:
         cmd = e.ctx.command_path.replace("python -m tokstat.cli", "tokstat") if e.ctx else "tokstat"
-        click.echo(f"tokstat: error: {visible(e.format_message())} (fix: see {visible(cmd)} --help)", err=True)
+        msg = " ".join(e.format_message().split())     # click lists choices on lines of their own: one line
+        click.echo(f"tokstat: error: {visible(msg)} (fix: see {visible(cmd)} --help)", err=True)
         return 2
     except click.ClickException as e:
         e.show()

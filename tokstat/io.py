@@ -316,7 +316,12 @@ def table_bytes(df: pl.DataFrame, suffix: str) -> bytes:
         buf = io.BytesIO()
         df.write_parquet(buf, statistics=False)
         return buf.getvalue()
-    if suf == ".csv":
+    if suf == ".csv":   # a list of numbers (bootstrap replicates) as one space-separated cell
+        import polars as pl
+
+        lists = [c for c, t in df.schema.items() if isinstance(t, pl.List)]
+        if lists:
+            df = df.with_columns(pl.col(c).list.eval(pl.element().cast(pl.String)).list.join(" ") for c in lists)
         return df.write_csv().encode("utf-8")
     return df.write_json().encode("utf-8")
 

@@ -18,10 +18,11 @@ from .loaders import load_corpus
 from .split import Split
 from .sweep import PREFIX_ALGOS
 from .sweep import sweep as run_sweep
+from .mix import parse as parse_mix
 
 
 def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = None, model: str = "llama2-7b",
-          gpu: str = "h100-sxm", train_tokens: float | None = None, mix: dict[str, float] | str | None = None,
+          gpu: str = "h100-sxm", train_tokens: float | None = None, mix=None, mix_unit: str = "content",
           pivot: str = "en", languages: list[str] | None = None, split: Split | None = None,
           boot_seed: int = 0, progress: bool | None = None, max_chars: int = MAX_CHARS,
           views: int = 2, seq_len: int | None = None, gpus: int = 1) -> dict:
@@ -31,7 +32,10 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     ``model`` on ``gpu`` for ``train_tokens`` (counted in the pivot language) for each compared
     tokenizer and each swept size; the vocabulary plan (:func:`tokstat.vocabplan.vocab_plan`, from
     the sweep, or Tao et al.'s curve without one); the BPE vocabulary allocation by script; and the
-    token view of the first ``views`` segments under each tokenizer.
+    token view of the first ``views`` segments under each tokenizer. ``mix`` (:mod:`tokstat.mix`,
+    shares of ``mix_unit``, content by default) is the one mix of the tokenizer answer, the cost's
+    mix row, the sweep's training text and the plan (a mix in tokens cannot steer a vocabulary: the
+    sweep and the plan then use equal content, and the plan says so).
 
     Returns ``{"compare", "segments", "cost", "plan", "views", "mix"}`` and, with a sweep,
     ``"sweep"``, ``"sweep_cost"`` and (BPE) ``"allocation"``."""
@@ -49,7 +53,8 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
         c = c.select(languages)
-    mixd = parse.mix(mix)
+    mixd = parse_mix(mix, mix_unit)
+    vocab_mix = mixd if mixd is None or mixd.unit != "tokens" else None
     sweep_args = parse.sweep_spec(sweep) if sweep else None   # checked before the first tokenizer runs
     m, g = preset(model), get_gpu(gpu)
     adapters = resolve_tokenizers(list(tokenizers), c)
@@ -61,14 +66,17 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     if sweep_args:
         algo, sizes = sweep_args
         trained: list = []
-        sw = run_sweep(c, algo, sizes, mix=mixd, pivot=pivot, split=split, boot_seed=boot_seed,
+        sw = run_sweep(c, algo, sizes, mix=vocab_mix, pivot=pivot, split=split, boot_seed=boot_seed,
                        max_chars=max_chars, trained=trained, progress=progress)
         out["sweep"] = sw
         out["sweep_cost"] = project(sw, m, g, gpus=gpus, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
         if trained and hasattr(trained[0], "tok") and algo in PREFIX_ALGOS:    # ids in merge order
             out["allocation"] = allocation(trained[0], text_sample(c), sw["vocab_size"].unique().sort().to_list())
-    out["plan"] = plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mixd, corpus_name=c.name,
-                                  algo=sweep_args[0] if sweep_args else "bpe")
+    out["plan"] = plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=vocab_mix,
+                                  corpus_name=c.name, algo=sweep_args[0] if sweep_args else "bpe")
+    if mixd is not None and vocab_mix is None:
+        out["plan"].warnings.append("the mix is stated in tokens, which depend on the vocabulary size: the sweep and "
+                                    "this plan use equal content shares")
     shown = []
     for seg in c:
         if len(shown) >= views:

@@ -10,15 +10,18 @@ vocabulary down to the target), so for them each size is trained on its own.
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import warnings
 
+import numpy as np
 import polars as pl
 from tokenizers import Tokenizer, models
 
 from .compare import compare
 from .engine.job import MAX_CHARS
+from .mix import parse as parse_mix
 from .corpus import Corpus
 from .errors import TokstatError
 from .io import figure_bytes, write_bytes
@@ -29,6 +32,54 @@ from .split import Split
 from .train import train
 
 PREFIX_ALGOS = {"bpe", "byte-bpe"}
+#: the newest merges of a vocabulary whose training-text frequency says whether the data supports it
+NEWEST_SHARE = 0.01
+#: characters of the training text re-encoded for that frequency (evenly spaced texts; scaled up)
+SUPPORT_SAMPLE_CHARS = 4_000_000
+#: bootstrap replicates of tokens per character kept per (size, language) for the plan's interval
+PLAN_BOOT = 100
+
+
+def newest_merge_counts(toks: list[Tokenizer], texts: list[str], max_chars: int = SUPPORT_SAMPLE_CHARS) -> list[float]:
+    """For each BPE tokenizer (prefixes of one training), how often its newest merges occur in the
+    training text: the median count of the last ``NEWEST_SHARE`` of its ids (at least one) when the
+    text is encoded with that vocabulary. For the last merge of a vocabulary this is the pair count
+    the trainer merged it at; few occurrences mean the merge was fitted on a handful of examples
+    (the data does not support that size). Counted on evenly spaced texts of up to ``max_chars``
+    characters, scaled to the whole training text."""
+    total = sum(len(t) for t in texts)
+    step = max(1, math.ceil(total / max_chars)) if total else 1
+    sample = texts[::step]
+    scale = total / max(1, sum(len(t) for t in sample))
+    out = []
+    for tok in toks:
+        v = tok.get_vocab_size()
+        ids = np.fromiter((i for e in tok.encode_batch(sample, add_special_tokens=False) for i in e.ids), dtype=np.int64)
+        counts = np.bincount(ids, minlength=v)
+        n_new = max(1, int(v * NEWEST_SHARE))
+        out.append(float(np.median(counts[v - n_new:v])) * scale)
+    return out
+
+
+def tpc_replicates(segs: pl.DataFrame, n: int = PLAN_BOOT, seed: int = 0) -> dict[tuple[str, str], list[float]]:
+    """Bootstrap replicates of tokens per character per (tokenizer, language), resampling *segments*
+    (the same draw for every tokenizer and language, so the replicates keep their correlation)."""
+    ids = sorted(set(segs["segment"].to_list()))
+    if not ids:
+        return {}
+    index = {s: i for i, s in enumerate(ids)}
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(len(ids), [1 / len(ids)] * len(ids), size=n).astype(float)   # (n, segments)
+    out = {}
+    for (tok, lang), grp in segs.group_by(["tokenizer", "language"], maintain_order=True):
+        t = np.zeros(len(ids))
+        c = np.zeros(len(ids))
+        where = [index[s] for s in grp["segment"].to_list()]
+        t[where] = grp["tokens"].to_numpy()
+        c[where] = grp["chars"].to_numpy()
+        chars = weights @ c
+        out[(tok, lang)] = [float(x) for x in np.where(chars > 0, (weights @ t) / np.where(chars > 0, chars, 1), np.nan)]
+    return out
 
 
 def derive_bpe(tok: Tokenizer, size: int, cfg: dict | None = None) -> Tokenizer:
@@ -53,16 +104,22 @@ def derive_bpe(tok: Tokenizer, size: int, cfg: dict | None = None) -> Tokenizer:
 
 
 def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[str] | None = None,
-          mix: dict[str, float] | None = None, pivot: str = "en", d_model: int = 4096, tied: bool = False,
+          mix=None, mix_unit: str = "content", pivot: str = "en", d_model: int = 4096, tied: bool = False,
           split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0,
           max_chars: int = MAX_CHARS, trained: list | None = None, progress: bool | None = None) -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
-    is smaller when the corpus cannot fill the vocabulary) and ``embedding_params`` = V·d (×2 untied).
+    is smaller when the corpus cannot fill the vocabulary), ``requested_size`` (the size asked for),
+    ``embedding_params`` = V·d (×2 untied), ``new_merge_count`` (BPE: how often the vocabulary's
+    newest merges occur in the training text, :func:`newest_merge_counts`) and ``tokens_per_char_boot``
+    (:data:`PLAN_BOOT` bootstrap replicates over held-out segments, :func:`tpc_replicates`: the plan's
+    interval).
 
     Every size is trained on the train side of ``split`` (default ``Split(0.1, seed=0)``) and scored
-    on its held-out side; ``boot_seed`` seeds the bootstrap intervals only. ``trained``, a list,
+    on its held-out side, on ``mix`` (:mod:`tokstat.mix`, shares of content by default; the corpus
+    as it is when None); ``boot_seed`` seeds the bootstrap intervals only. ``trained``, a list,
     receives the adapter trained at the largest size (BPE: the others are its prefixes)."""
     split = Split() if split is None else split
+    mix = parse_mix(mix, mix_unit)
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
         c = c.select(languages)
@@ -75,7 +132,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     warm.start()
     if algo in PREFIX_ALGOS:
         with Phase(f"sweep: training {algo} {sizes[-1]:,} (the smaller sizes are its prefixes)", progress):
-            result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True)
+            result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True, keep_texts=True)
         big = result.adapter
         if trained is not None:
             trained.append(big)
@@ -83,8 +140,12 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         held = result.heldout_segments
         c = Corpus(c.name, c.languages, lambda: iter(held), c.sources, c.meta, c.gold_words, parent=c, size=len(held))
         cfg = json.loads(big.tok.to_str())
-        for s in sizes:
-            adapters.append(big.prefix(derive_bpe(big.tok, s, cfg), f"train/{algo}-{s}"))
+        toks = [derive_bpe(big.tok, s, cfg) for s in sizes]
+        for s, t in zip(sizes, toks):
+            adapters.append(big.prefix(t, f"train/{algo}-{s}"))
+        with Phase("sweep: counting the newest merges in the training text", progress):
+            support = dict(zip((a.id for a in adapters), newest_merge_counts(toks, result.training_texts)))
+        result.training_texts = None
     else:
         for k, s in enumerate(sizes, 1):
             with Phase(f"sweep: training {algo} {s:,} ({k}/{len(sizes)})", progress):
@@ -92,7 +153,10 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         if trained is not None:
             trained.append(adapters[-1])
     warm.join()
-    df = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars, progress=progress)
+    df, segs = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars,
+                       progress=progress, return_segments=True)
+    reps = tpc_replicates(segs.select("tokenizer", "language", "segment", "tokens", "chars"), seed=boot_seed)
+    del segs
     vs = {a.id: a.vocab_size for a in adapters}
     for a, s in zip(adapters, sizes):
         if vs[a.id] < s:
@@ -103,6 +167,11 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         pl.col("tokenizer").replace_strict(req, return_dtype=pl.Int64).alias("requested_size"),
         pl.col("tokenizer").replace_strict(vs, return_dtype=pl.Int64).alias("vocab_size"),
     ).with_columns((pl.col("vocab_size") * d_model * (1 if tied else 2)).alias("embedding_params"))
+    df = df.with_columns(
+        pl.Series("new_merge_count", [support.get(t) for t in df["tokenizer"].to_list()]
+                  if algo in PREFIX_ALGOS else [None] * df.height, dtype=pl.Float64),
+        pl.Series("tokens_per_char_boot", [reps.get((t, lang)) for t, lang in zip(df["tokenizer"], df["language"])],
+                  dtype=pl.List(pl.Float64)))
     return df.select("requested_size", "vocab_size", "embedding_params", *[x for x in df.columns if x not in (
         "requested_size", "vocab_size", "embedding_params")])
 

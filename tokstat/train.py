@@ -24,27 +24,36 @@ from .adapters.spm import SPMAdapter
 from .errors import TokstatError
 from .io import write_files
 from ._version import __version__
-from .parse import mix as parse_mix
+from .mix import Mix
+from .mix import parse as parse_mix
 from .split import HELDOUT, Split
 
 ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram")
 
 
 def training_texts(corpus, *, split: Split = Split(), languages: list[str] | None = None,
-                   mix: dict[str, float] | None = None) -> list[str]:
+                   mix: dict[str, float] | Mix | None = None, mix_unit: str = "content") -> list[str]:
     """Texts of the train split (segments not held out), all languages or ``languages``.
 
-    ``mix`` reweights languages by character share: ``{"zh": 0.7, "en": 0.3}`` repeats or subsamples
-    each language's texts (seeded) until it holds that share of the training characters.
+    ``mix`` (:mod:`tokstat.mix`; shares of content by default) reweights languages: each language's
+    texts are repeated or subsampled (seeded) until it holds its share of the training text. A
+    share of content becomes a share of characters through the aligned training segments (where
+    every mix language has text): ``{"zh": 0.5, "en": 0.5}`` keeps the parallel corpus as it is.
+    Shares of characters or bytes are met in that unit; token shares depend on the tokenizer being
+    trained and are refused.
     """
-    return _training_texts(corpus, split=split, languages=languages, mix=parse_mix(mix))[0]
+    return _training_texts(corpus, split=split, languages=languages, mix=parse_mix(mix, mix_unit))[0]
 
 
 def _training_texts(corpus, *, split: Split, languages, mix, keep=None) -> tuple[list[str], int, int]:
     """(texts, segments, held-out segments) in one pass over the corpus; held-out segments are
     appended to ``keep`` when it is a list."""
     per: dict[str, list[str]] = {}
+    aligned: dict[str, list[int]] = {}      # chars and bytes per language over segments every mix language has
     n = held = 0
+    if mix is not None and mix.unit == "tokens":
+        raise TokstatError("a mix in tokens cannot steer training: the tokens depend on the tokenizer being trained",
+                           fix="state the training mix in content (the default), chars or bytes")
     for seg in corpus:
         n += 1
         if split.is_heldout(seg.id):
@@ -55,25 +64,35 @@ def _training_texts(corpus, *, split: Split, languages, mix, keep=None) -> tuple
         for lang, t in seg.texts.items():
             if (languages is None or lang in languages) and t.strip():
                 per.setdefault(lang, []).append(t)
+        if mix is not None and all((seg.texts.get(k) or "").strip() for k in mix.shares):
+            for k in mix.shares:
+                a = aligned.setdefault(k, [0, 0])
+                a[0] += len(seg.texts[k])
+                a[1] += len(seg.texts[k].encode("utf-8", "surrogatepass"))
     if not mix:
         return [t for lang in sorted(per) for t in per[lang]], n, held
-    unknown = set(mix) - set(per)
+    unknown = [k for k in mix.shares if k not in per]
     if unknown:
         raise TokstatError(f"--mix names languages without training text: {', '.join(sorted(unknown))}",
                            fix=f"use languages of the corpus: {', '.join(sorted(per))}")
-    total_w = sum(mix.values())   # 1 within rounding: parse_mix has checked the shares
-    total_chars = sum(len(t) for lang in mix for t in per[lang])
+    if mix.unit == "content" and not aligned:
+        raise TokstatError("a mix of content needs segments with text in every mix language (content is measured on "
+                           "aligned text)", fix="state the mix in chars or bytes (--mix-unit chars)")
+    unit = "bytes" if mix.unit == "bytes" else "chars"
+    size = (lambda t: len(t.encode("utf-8", "surrogatepass"))) if unit == "bytes" else len
+    target = mix.shares_in(unit, {k: {"chars": c, "bytes": b} for k, (c, b) in aligned.items()})
+    total = sum(size(t) for k in mix.shares for t in per[k])
     rng = random.Random(split.seed)
     out = []
-    for lang in sorted(mix):
-        target = total_chars * mix[lang] / total_w
+    for lang in sorted(target):
+        want = total * target[lang]
         pool = per[lang][:]
         rng.shuffle(pool)
         got, i = 0, 0
-        while got < target and pool:
+        while got < want and pool:
             t = pool[i % len(pool)]
             out.append(t)
-            got += len(t)
+            got += size(t)
             i += 1
     rng.shuffle(out)
     return out, n, held
@@ -165,17 +184,18 @@ class Trained:
     metadata: dict
     files: list[Path]
     heldout_segments: list | None = None
+    training_texts: list | None = None
 
 
 def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = None,
-          mix: dict[str, float] | None = None, out: str | os.PathLike | None = None, split: Split | None = None,
-          keep_heldout: bool = False) -> Trained:
+          mix: dict[str, float] | Mix | None = None, mix_unit: str = "content", out: str | os.PathLike | None = None,
+          split: Split | None = None, keep_heldout: bool = False, keep_texts: bool = False) -> Trained:
     """Train a tokenizer on the train split of ``split`` (default ``Split(0.1, seed=0)``; its seed also
-    seeds the ``mix`` resampling); optionally save it (``tokenizer.json`` or ``tokenizer.model``) with
+    seeds the ``mix`` resampling, :func:`training_texts`); optionally save it (``tokenizer.json`` or ``tokenizer.model``) with
     ``metadata.json`` (corpus signature, split, settings). Same inputs, byte-identical files. The
     adapter carries ``split``: :func:`tokstat.compare` scores it on exactly those held-out segments."""
     split = Split() if split is None else split
-    mix = parse_mix(mix)
+    mix = parse_mix(mix, mix_unit)
     if algo not in ALGOS:
         raise TokstatError(f"unknown training algorithm {algo!r}", fix=f"use one of {', '.join(ALGOS)}")
     if vocab_size < 1:
@@ -185,7 +205,7 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     if not texts:
         raise TokstatError("no training text in the corpus", fix="use a corpus with non-empty segments")
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
-    ident = f"train/{algo}-{vocab_size}" + (f"-mix-{'-'.join(f'{k}{v:g}' for k, v in sorted(mix.items()))}" if mix else "")
+    ident = f"train/{algo}-{vocab_size}" + (f"-mix-{mix.signature()}" if mix else "")
     if algo.startswith("spm-"):
         model = train_spm(algo, vocab_size, texts)
         a = SPMAdapter(spm.SentencePieceProcessor(model_proto=model), ident, digest)
@@ -198,7 +218,8 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     a.split = split
     a.trained_on = f"{corpus.name}@{corpus.fingerprint()[:8]}"
     meta = {"corpus": a.trained_on, "algo": algo, "vocab_size": vocab_size,
-            "actual_vocab_size": a.vocab_size, "languages": languages or sorted(corpus.languages), "mix": mix,
+            "actual_vocab_size": a.vocab_size, "languages": languages or sorted(corpus.languages),
+            "mix": {"shares": dict(mix.shares), "unit": mix.unit} if mix else None,
             "split": {"heldout_fraction": split.fraction, "seed": split.seed, "segments": n_segments,
                       "train_segments": n_segments - n_held, "heldout_segments": n_held,
                       "rule": "held out when sha256(f'{seed}:{segment_id}')[:8] / 2**64 < fraction"},
@@ -212,7 +233,7 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
         write_files(d, {fname: payload, "metadata.json": (json.dumps(meta, indent=2, ensure_ascii=False,
                                                                       sort_keys=True) + "\n").encode()})
         files = [d / fname, d / "metadata.json"]
-    return Trained(a, meta, files, kept)
+    return Trained(a, meta, files, kept, texts if keep_texts else None)
 
 
 def parse_train_spec(target: str, opts: dict[str, str]) -> tuple[str, int, Split]:

@@ -67,7 +67,7 @@ class Curve:
     def __call__(self, v):
         lo = self.v_ceiling or 1.0
         lv = np.log(np.clip(np.asarray(v, dtype=float), lo, max(self.v_floor, lo)))
-        out = self.a * lv**2 + self.b * lv + self.c
+        out = np.maximum(self.a * lv**2 + self.b * lv + self.c, 0.0)   # a count per character: never below 0
         return float(out) if np.ndim(out) == 0 else out
 
     def slope(self, v: float) -> float:
@@ -80,35 +80,131 @@ class Curve:
         return bool(self.sizes) and not (min(self.sizes) <= v <= max(self.sizes))
 
 
+#: the fitted curves are evaluated up to this size (the FLOPs-optimum search): kept non-negative to here
+V_FIT_CAP = 1e8
+#: fewer distinct swept sizes than this leave no residual degree of freedom worth an R² (3 parameters)
+MIN_FIT_SIZES = 4
+
+
+def _nnls2(z: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """``(a, m, sse)`` minimising ||a·z + m − y||² with a, m ≥ 0 (two unknowns: the four cases)."""
+    best = None
+    A = np.stack([z, np.ones_like(z)], axis=1)
+    cands = []
+    sol, *_ = np.linalg.lstsq(A, y, rcond=None)
+    cands.append((float(sol[0]), float(sol[1])))
+    cands.append((0.0, max(0.0, float(y.mean()))))
+    zz = float(z @ z)
+    cands.append((max(0.0, float(z @ y) / zz) if zz > 0 else 0.0, 0.0))
+    for a, m in cands:
+        if a < 0 or m < 0:
+            continue
+        sse = float(((a * z + m - y) ** 2).sum())
+        if best is None or sse < best[2]:
+            best = (a, m, sse)
+    return best
+
+
 def fit_curve(sizes, tpc, source: str = "") -> Curve:
-    """Least-squares fit of tokens per character against ln V (Tao et al.'s form).
+    """Least-squares fit of tokens per character against x = ln V in Tao et al.'s form, constrained
+    so that the curve is non-negative and non-increasing wherever it is used (up to
+    :data:`V_FIT_CAP`): f(x) = a·(min(x, x_v) − x_v)² + m with a ≥ 0 and m ≥ 0, i.e. a·x² + b·x + c
+    with b = −2a·x_v, c = a·x_v² + m, held flat at m past its vertex x_v. Where the unconstrained
+    quadratic already satisfies this it is the answer; otherwise the vertex is searched (for each
+    vertex the rest is a two-unknown non-negative least squares). Needs :data:`MIN_FIT_SIZES` distinct
+    sizes: three parameters through three points always give R² = 1.
 
     >>> v = [2000, 4000, 8000, 16000, 32000]
     >>> c = fit_curve(v, [Curve(*TAO_ABC)(x) for x in v])
     >>> [round(x, 6) for x in (c.a, c.b, c.c)], round(c.r2, 6)
     ([0.006392, -0.158111, 1.204701], 1.0)
+    >>> steep = fit_curve([1000, 4000, 16000, 64000], [0.9, 0.6, 0.35, 0.15])   # concave: would go negative
+    >>> bool(min(steep(np.geomspace(1000, 1e8, 50))) >= 0), bool(np.all(np.diff(steep(np.geomspace(1000, 1e8, 50))) <= 0))
+    (True, True)
     """
     v = np.asarray(sizes, dtype=float)
     y = np.asarray(tpc, dtype=float)
-    if len(v) < 3 or len(set(v.tolist())) < 3:
-        raise TokstatError(f"fitting f(V) needs at least 3 vocabulary sizes, got {sorted(set(v.tolist()))}",
-                           fix="sweep at least 3 sizes, e.g. --sizes 4000,8000,16000,32000")
-    a, b, c = np.polyfit(np.log(v), y, 2)
-    pred = a * np.log(v) ** 2 + b * np.log(v) + c
+    distinct = sorted(set(v.tolist()))
+    if len(distinct) < MIN_FIT_SIZES:
+        raise TokstatError(f"fitting f(V) needs at least {MIN_FIT_SIZES} distinct vocabulary sizes (3 parameters: "
+                           f"fewer leave nothing to test the fit on), got {[int(x) for x in distinct]}",
+                           fix="sweep at least 4 sizes, e.g. --sizes 4000,8000,16000,32000")
+    x = np.log(v)
+    cap = math.log(V_FIT_CAP)
+    a, b, c = (float(t) for t in np.polyfit(x, y, 2))
+
+    def feasible(a, b, c) -> bool:
+        if a < 0:
+            return False
+        if a == 0:
+            return b <= 0 and b * cap + c >= 0
+        xv = min(-b / (2 * a), cap)
+        return a * xv * xv + b * xv + c >= 0
+
+    if not feasible(a, b, c):
+        def sse_at(xv):
+            return _nnls2((np.minimum(x, xv) - xv) ** 2, y)
+
+        grid = np.linspace(x.min() - 1, cap, 400)
+        errs = [sse_at(g)[2] for g in grid]
+        k = int(np.argmin(errs))
+        lo, hi = grid[max(0, k - 1)], grid[min(len(grid) - 1, k + 1)]
+        for _ in range(80):                                       # golden-section refinement of the vertex
+            m1, m2 = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+            if sse_at(m1)[2] <= sse_at(m2)[2]:
+                hi = m2
+            else:
+                lo = m1
+        xv = (lo + hi) / 2
+        aa, mm, _ = sse_at(xv)
+        a, b, c = aa, -2 * aa * xv, aa * xv * xv + mm
+    fitted = Curve(a, b, c, None, tuple(int(t) for t in distinct), source)
+    pred = fitted(v)
     ss = float(((y - y.mean()) ** 2).sum())
     r2 = 1 - float(((y - pred) ** 2).sum()) / ss if ss > 0 else 1.0
-    return Curve(float(a), float(b), float(c), r2, tuple(int(x) for x in sorted(set(v.tolist()))), source)
+    return Curve(a, b, c, r2, fitted.sizes, source)
 
 
-def mix_curve(curves: dict[str, Curve], mix: dict[str, float]) -> Curve:
-    """The weighted sum of the languages' curves (weights: shares of the training characters).
-    The sum of quadratics in ln V is one: its coefficients are the weighted sums."""
-    w = {k: v / sum(mix.values()) for k, v in mix.items()}
-    a = sum(w[k] * curves[k].a for k in w)
-    b = sum(w[k] * curves[k].b for k in w)
-    c = sum(w[k] * curves[k].c for k in w)
-    sizes = tuple(sorted(set().union(*(curves[k].sizes for k in w))))
-    return Curve(a, b, c, None, sizes, "mix of " + ", ".join(f"{k} {v:g}" for k, v in w.items()))
+@dataclass(frozen=True)
+class MixCurve:
+    """Σ_L w_L · f_L(V): the mix's tokens per character, with ``weights`` the mix's shares of the
+    training *characters*. Each f_L is held flat past its own vertex, so the sum is non-negative and
+    non-increasing wherever its parts are (summing the coefficients instead would let one language's
+    unflattened rise pull the mix up)."""
+
+    curves: tuple[tuple[float, Curve], ...]
+    source: str = "mix"
+    r2: float | None = None
+
+    def __call__(self, v):
+        out = sum(w * np.asarray(c(v), dtype=float) for w, c in self.curves)
+        return float(out) if np.ndim(out) == 0 else out
+
+    def slope(self, v: float) -> float:
+        return sum(w * c.slope(v) for w, c in self.curves)
+
+    @property
+    def v_floor(self) -> float:
+        return max(c.v_floor for _, c in self.curves)
+
+    @property
+    def v_ceiling(self) -> float:
+        return max(c.v_ceiling for _, c in self.curves)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(sorted(set().union(*(c.sizes for _, c in self.curves))))
+
+    def extrapolates(self, v: float) -> bool:
+        return bool(self.sizes) and not (min(self.sizes) <= v <= max(self.sizes))
+
+
+def mix_curve(curves: dict[str, Curve], mix: dict[str, float]) -> MixCurve:
+    """The curve of a mix whose ``mix`` weights are shares of the training characters
+    (:meth:`tokstat.mix.Mix.shares_in` ``"chars"``)."""
+    total = sum(mix.values())
+    w = {k: v / total for k, v in mix.items()}
+    return MixCurve(tuple((w[k], curves[k]) for k in w), "mix of " + ", ".join(f"{k} {v:.0%}" for k, v in w.items()))
 
 
 # ---------------------------------------------------------------- Tao et al.'s three approaches
@@ -201,6 +297,37 @@ class Plan:
     training_command: str = ""
     n_nv: float = 0.0
     d_model: int = 0
+    mix_unit: str = "content"
+    mix_chars: dict[str, float] = field(default_factory=dict)
+    mix_conversion: str = ""
+    approaches_median: int = 0
+    answer_reason: str | None = None
+    interval: tuple[int, int] | None = None
+    interval_note: str = ""
+    supported_up_to: int | None = None
+    support_note: str = ""
+    marks: list[str] = field(default_factory=list)
+    capped: list[str] = field(default_factory=list)
+
+    def size_text(self, lang: str) -> str:
+        """A language's own optimum as text: ``"≥ 999,936 (capped)"`` where the search stopped."""
+        v = self.per_language[lang]
+        return f"≥ {v:,} (capped)" if lang in self.capped else f"{v:,}"
+
+    def curve(self):
+        """The curve the answer was found on: the mix of the fitted curves, or Tao et al.'s."""
+        curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in self.fit.items()}
+        if not curves:
+            return Curve(*TAO_ABC)
+        w = self.mix_chars or {k: 1.0 for k in curves}
+        return mix_curve({k: curves[k] for k in w}, w)
+
+    def answer_text(self) -> str:
+        """``"23,296 (90% interval 18,048–30,720) [above what the data supports]"``."""
+        s = f"{self.recommended_vocab_size:,}"
+        if self.interval:
+            s += f" (90% interval {self.interval[0]:,}–{self.interval[1]:,})"
+        return s + (f" [{'; '.join(self.marks)}]" if self.marks else "")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -248,7 +375,51 @@ def check_plan_inputs(*, n_nv: float, d_model: float, flops: float | None = None
                            f"got {max_premium}", fix="e.g. --max-premium 1.5")
 
 
-def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: dict[str, float] | None = None,
+#: a merge seen fewer times than this in the training text is fitted on a handful of examples
+MIN_MERGE_COUNT = 10
+#: the plan's interval: the central share of bootstrap answers
+INTERVAL = 0.9
+
+
+def _fit_all(sweep: pl.DataFrame, langs: list[str], column: str = "tokens_per_char",
+             replicate: int | None = None) -> dict[str, Curve]:
+    curves = {}
+    for lang in langs:
+        # a size the corpus could not fill appears once per size asked for: one point per actual size
+        d = sweep.filter(pl.col("language") == lang).sort("vocab_size").unique("vocab_size", keep="first",
+                                                                                maintain_order=True)
+        if not d.height:
+            raise TokstatError(f"language {lang!r} is not in the sweep", fix=f"choose from {sorted(set(sweep['language']))}")
+        y = d[column].to_list() if replicate is None else [r[replicate] for r in d[column].to_list()]
+        curves[lang] = fit_curve(d["vocab_size"].to_list(), y, source=f"fitted on {lang}")
+    return curves
+
+
+def _flat_region(curve, n_nv: float, d_model: int, tolerance: float) -> tuple[float, float]:
+    """The sizes whose training FLOPs for the same characters, 6·(N_nv + V·d)·H·f(V), are within
+    ``tolerance`` of the least (unrounded)."""
+    grid = np.unique(np.round(np.geomspace(V_MIN, V_MAX, 2000)))
+    cost = (n_nv + grid * d_model) * curve(grid)
+    ok = grid[cost <= cost.min() * (1 + tolerance)]
+    return float(ok.min()), float(ok.max())
+
+
+def _answer(curve, tao_sizes: dict[str, float], base: float, n_nv: float, d_model: int, multiple: int,
+            tolerance: float) -> tuple[int, dict[str, int], int, tuple[int, int], float]:
+    """(answer, approaches, their median, flat region, curve factor) for one mix curve: the median of
+    Tao et al.'s approaches corrected by the curve factor, moved to the nearest edge of the flat
+    region when it falls outside (so the answer always lies in the region the plan calls optimal)."""
+    factor = flops_optimal_v(curve, n_nv, d_model) / base
+    approaches = {k: round_size(min(v * factor, V_MAX), multiple) for k, v in tao_sizes.items()}
+    med = int(np.median(list(approaches.values())))
+    lo, hi = _flat_region(curve, n_nv, d_model, tolerance)
+    flat = (max(multiple, int(math.ceil(lo / multiple)) * multiple), int(hi // multiple) * multiple)
+    if flat[1] < flat[0]:
+        flat = (round_size(lo, multiple), round_size(lo, multiple))
+    return min(max(med, flat[0]), flat[1]), approaches, med, flat, factor
+
+
+def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=None, mix_unit: str = "content",
                languages: list[str] | None = None, flops: float | None = None, max_premium: float | None = None,
                serve: dict | None = None, corpus_name: str = "CORPUS", algo: str = "bpe", multiple: int = ROUND,
                flat_tolerance: float = 0.01) -> Plan:
@@ -256,28 +427,46 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
 
     Without ``sweep`` the answer is Tao et al.'s (their curve, their three approaches; the
     recommendation is the median of the three). With a sweep (compare columns + ``vocab_size``) each
-    language's f_L(V) is fitted, the mix curve is the ``mix``-weighted sum (default: equal shares of
-    the sweep's languages), and each approach is multiplied by the *curve factor*
+    language's f_L(V) is fitted (:func:`fit_curve`: non-negative, non-increasing, at least 4 sizes),
+    the mix curve is Σ w_L·f_L with w the ``mix``'s shares of characters (:mod:`tokstat.mix`: the mix
+    is stated in content by default, equal shares of the sweep's languages when None, and converted
+    through the sweep's premiums), and each approach is multiplied by the *curve factor*
     V*_FLOPs(your curve) / V*_FLOPs(Tao's curve) — the part of the method that depends on f (see
-    docs/vocab-plan.md). ``max_premium``: the smallest swept size at which every language's premium
-    is at most it. ``serve`` (``{"model": ModelConfig, "gpu": GPU, "train_chars": C, "serve_chars": S}``):
+    docs/vocab-plan.md). The answer is the median of the three, moved to the nearest edge of the
+    flat region (training FLOPs within ``flat_tolerance`` of the least) when outside it, with the
+    reason. With the sweep's ``new_merge_count`` the plan says up to which size the data supports a
+    vocabulary, and with its ``tokens_per_char_boot`` replicates it gives a bootstrap interval for
+    the answer. ``max_premium``: the smallest swept size at which every language's premium is at
+    most it. ``serve`` (``{"model": ModelConfig, "gpu": GPU, "train_chars": C, "serve_chars": S}``):
     the size minimising training + serving dollars per the cost model."""
+    from .mix import amounts_from_results, equal
+    from .mix import parse as parse_mix
+
     check_plan_inputs(n_nv=n_nv, d_model=d_model, flops=flops, max_premium=max_premium)
+    mixm = parse_mix(mix, mix_unit)
+    if mixm is not None and mixm.unit == "tokens":
+        raise TokstatError("a mix in tokens cannot choose a vocabulary: the tokens depend on the vocabulary size",
+                           fix="state the mix in content (the default), chars or bytes")
     assumptions = [f"N_nv = {n_nv:.4g} non-vocabulary parameters, d = {d_model}",
                    "approaches and coefficients: Tao et al. 2024 (github sail-sg/scaling-with-vocab)",
                    f"sizes rounded to a multiple of {multiple} (tensor-core tiles)"]
     d_tao = tao_d(n_nv)
     tao = Curve(*TAO_ABC)
     warnings: list[str] = []
+    marks: list[str] = []
     tao_sizes = _tao_sizes(n_nv, d_tao, flops)
+    base = flops_optimal_v(tao, n_nv, d_model)
     if flops is not None:
         assumptions.append(f"approach 3 for a training budget of {flops:.3g} FLOPs")
     fits: dict[str, dict] = {}
     per_language: dict[str, int] = {}
+    capped: list[str] = []
+    mixw: dict[str, float] = {}
+    mix_chars: dict[str, float] = {}
+    conversion = ""
+    interval, interval_note, supported, support_note = None, "", None, ""
     if sweep is None:
-        factor = 1.0
         curve = tao
-        mixw = {}
         assumptions.append("no corpus: Tao et al.'s tokens-per-character curve (a = 0.00639222, b = −0.15811069, "
                            "c = 1.20470122, their English-centric corpus)")
     else:
@@ -293,54 +482,66 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
                 raise TokstatError(f"the sweep holds {len(corpora)} corpora ({', '.join(corpora)}): one curve "
                                    "cannot be fitted across them", fix="plan each corpus's sweep separately")
         langs = languages or sorted(set(sweep["language"].to_list()))
-        curves = {}
-        for lang in langs:
-            d = sweep.filter(pl.col("language") == lang).sort("vocab_size")
-            if not d.height:
-                raise TokstatError(f"language {lang!r} is not in the sweep", fix=f"choose from {sorted(set(sweep['language']))}")
-            curves[lang] = fit_curve(d["vocab_size"].to_list(), d["tokens_per_char"].to_list(), source=f"fitted on {lang}")
-            c = curves[lang]
+        curves = _fit_all(sweep, langs)
+        for lang, c in curves.items():
             fits[lang] = {"a": c.a, "b": c.b, "c": c.c, "r2": c.r2, "swept_sizes": list(c.sizes),
                           "v_floor": None if math.isinf(c.v_floor) else c.v_floor}
             if c.v_floor < max(c.sizes) * 4:
                 warnings.append(f"{lang}: the fitted curve stops falling at V ≈ {c.v_floor:,.0f}; it is held flat "
                                 "beyond (a larger vocabulary never costs more tokens)")
-        mixw = mix or {lang: 1.0 for lang in langs}
-        missing = set(mixw) - set(curves)
+        mixm = mixm or equal(langs)
+        missing = [k for k in mixm.shares if k not in curves]
         if missing:
             raise TokstatError(f"--mix names languages not in the sweep: {', '.join(sorted(missing))}",
                                fix=f"use {', '.join(sorted(curves))}")
-        curve = mix_curve(curves, mixw)
-        base = flops_optimal_v(tao, n_nv, d_model)
-        opt = flops_optimal_v(curve, n_nv, d_model)
-        factor = opt / base
+        mixw = dict(mixm.shares)
+        if len(mixw) > 1:
+            first = sweep.filter(pl.col("vocab_size") == sweep["vocab_size"].max())
+            amounts = amounts_from_results(first.to_dicts())
+            mix_chars = mixm.shares_in("chars", amounts)
+            conversion = mixm.conversion(amounts, units=("content", "chars", "bytes"))
+        else:
+            mix_chars = {k: 1.0 for k in mixw}
+            conversion = mixm.describe()
+        curve = mix_curve(curves, mix_chars)
         for lang, c in curves.items():
             v = float(np.median(list(tao_sizes.values()))) * flops_optimal_v(c, n_nv, d_model) / base
             per_language[lang] = round_size(min(v, V_MAX), multiple)
-            if c.extrapolates(per_language[lang]):
+            if v > V_MAX:
+                capped.append(lang)
+            if v > V_MAX or c.extrapolates(per_language[lang]):
                 warnings.append(f"{lang}: its own optimum {per_language[lang]:,}"
-                                + (" (capped at 1,000,000)" if v > V_MAX else "")
+                                + (" (capped at 1,000,000: the curve is still falling there)" if v > V_MAX else "")
                                 + f" lies outside the swept sizes {min(c.sizes):,}–{max(c.sizes):,} "
                                 "(extrapolated: sweep larger sizes to confirm)")
-        r2s = ", ".join(f"{k} R² {v['r2']:.4f}" for k, v in fits.items())
-        shares = ", ".join(f"{k}={v:g}" for k, v in mixw.items())
-        assumptions.append(f"f(V) fitted per language on the sweep ({r2s}); mix {shares}")
-        assumptions.append(f"curve factor V*_FLOPs(yours) / V*_FLOPs(Tao's) = {opt:,.0f} / {base:,.0f} = {factor:.3f}")
-    approaches = {k: round_size(v * factor, multiple) for k, v in tao_sizes.items()}
-    rec = int(np.median(list(approaches.values())))   # the middle of three multiples of `multiple`
-    if curve.sizes and curve.extrapolates(rec):
-        warnings.append(f"the recommendation {rec:,} lies outside the swept sizes "
-                        f"{min(curve.sizes):,}–{max(curve.sizes):,}: f(V) is extrapolated there (sweep up to it to confirm)")
-    # flat region: sizes whose training FLOPs for the same characters, 6·(N_nv + V·d)·H·f(V), are within
-    # `flat_tolerance` of the least (at V*_FLOPs under the curve)
-    grid = np.unique(np.round(np.geomspace(V_MIN, V_MAX, 2000)))
-    cost = (n_nv + grid * d_model) * curve(grid)
-    ok = grid[cost <= cost.min() * (1 + flat_tolerance)]
-    flat = (round_size(ok.min(), multiple), round_size(ok.max(), multiple))
-    v_flops = flops_optimal_v(curve, n_nv, d_model)
-    assumptions.append(f"training FLOPs for the same text are least at V ≈ {v_flops:,.0f} and within "
-                       f"{flat_tolerance:.0%} of that from {flat[0]:,} to {flat[1]:,}; the recommendation "
-                       f"({rec:,}) is the median of the three approaches, which also weigh the loss")
+        r2s = ", ".join(f"{k} R² {v['r2']:.4f} on {len(v['swept_sizes'])} sizes" for k, v in fits.items())
+        assumptions.append(f"f(V) fitted per language on the sweep, non-negative and non-increasing ({r2s}); "
+                           f"mix: {conversion}")
+    rec, approaches, med, flat, factor = _answer(curve, tao_sizes, base, n_nv, d_model, multiple, flat_tolerance)
+    reason = None
+    if rec != med:
+        reason = (f"the median of Tao et al.'s three approaches, {med:,}, lies outside the sizes whose training FLOPs "
+                  f"for the same text are within {flat_tolerance:.0%} of the least ({flat[0]:,}–{flat[1]:,}); the "
+                  f"answer is the nearest size inside")
+    if sweep is not None:
+        assumptions.append(f"curve factor V*_FLOPs(yours) / V*_FLOPs(Tao's) = {base * factor:,.0f} / {base:,.0f} = "
+                           f"{factor:.3f}")
+        if curve.extrapolates(rec):
+            marks.append("extrapolated")
+            warnings.append(f"the recommendation {rec:,} lies outside the swept sizes "
+                            f"{min(curve.sizes):,}–{max(curve.sizes):,}: f(V) is extrapolated there (sweep up to it "
+                            "to confirm)")
+        supported, support_note = _support(sweep)
+        if supported is not None and rec > supported:
+            marks.append("above what the data supports")
+            warnings.append(f"the recommendation {rec:,} is above the largest size the training text supports "
+                            f"({supported:,}: {support_note}); train on more text before trusting it")
+        interval, interval_note = _interval(sweep, list(curves), mixw and mix_chars, tao_sizes, base, n_nv, d_model,
+                                            multiple, flat_tolerance)
+    assumptions.append(f"training FLOPs for the same text are least at V ≈ {flops_optimal_v(curve, n_nv, d_model):,.0f} "
+                       f"and within {flat_tolerance:.0%} of that from {flat[0]:,} to {flat[1]:,}; the answer is the "
+                       f"median of the three approaches (which also weigh the loss), {med:,}"
+                       + (", moved into that region" if rec != med else ""))
     fairness = None
     if max_premium is not None and sweep is not None and "premium" in sweep.columns:
         worst = sweep.group_by("vocab_size").agg(pl.col("premium").max().alias("worst")).sort("vocab_size")
@@ -349,24 +550,71 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: di
                                                                                    worst["worst"].to_list())),
                     "smallest_fair_size": int(fine["vocab_size"][0]) if fine.height else None}
     serving = _serving_optimum(curve, serve, multiple) if serve else None
+    unit = mixm.unit if mixm is not None else "content"
     cmd = (f"tokstat train {corpus_name} --algo {algo} --vocab-size {rec}"
-           + (f" --mix {','.join(f'{k}={v / sum(mixw.values()):g}' for k, v in mixw.items())}" if mixw and len(mixw) > 1 else "")
+           + (f" --mix {','.join(f'{k}={v:g}' for k, v in mixw.items())}" if len(mixw) > 1 else "")
+           + (f" --mix-unit {unit}" if len(mixw) > 1 and unit != "content" else "")
            + " --out tokenizer/")
     return Plan(rec, flat, approaches, {k: round_size(v, multiple) for k, v in tao_sizes.items()}, factor, fits,
-                mixw, per_language, assumptions, fairness, serving, warnings, cmd, n_nv, d_model)
+                mixw, per_language, assumptions, fairness, serving, warnings, cmd, n_nv, d_model, unit, mix_chars,
+                conversion, med, reason, interval, interval_note, supported, support_note, marks, capped)
 
 
-def plan_for_report(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix: dict[str, float] | None = None,
-                    **kw) -> Plan:
-    """:func:`vocab_plan` for a report: fitted on ``sweep`` when it has the 3 sizes a curve needs,
-    else Tao et al.'s curve with a warning saying why (a report never fails for a short sweep)."""
+def _support(sweep: pl.DataFrame) -> tuple[int | None, str]:
+    """The largest swept size whose newest merges occur at least :data:`MIN_MERGE_COUNT` times in
+    the training text (the sweep's ``new_merge_count``), and a sentence saying so."""
+    if "new_merge_count" not in sweep.columns or sweep["new_merge_count"].null_count() == sweep.height:
+        return None, "not measured (the sweep has no new_merge_count: BPE sweeps record it)"
+    per = (sweep.group_by("vocab_size").agg(pl.col("new_merge_count").first()).drop_nulls().sort("vocab_size"))
+    last, nxt = None, None
+    for v, n in per.iter_rows():
+        if n < MIN_MERGE_COUNT:
+            nxt = (int(v), n)
+            break
+        last = int(v)
+    if last is None:
+        return None, (f"even at {nxt[0]:,} the newest merges occur {nxt[1]:.0f} times in the training text (fewer "
+                      f"than {MIN_MERGE_COUNT}): the text supports none of the swept sizes")
+    tail = f"; at {nxt[0]:,} they occur {nxt[1]:.0f} times" if nxt else " (every swept size)"
+    return last, (f"the newest 1% of merges occur at least {MIN_MERGE_COUNT} times in the training text up to "
+                  f"{last:,}{tail}")
+
+
+def _interval(sweep, langs, mix_chars, tao_sizes, base, n_nv, d_model, multiple, tolerance):
+    """The central :data:`INTERVAL` of the answer over the sweep's bootstrap replicates (held-out
+    segments resampled; every curve refitted), or None with the reason."""
+    col = "tokens_per_char_boot"
+    if col not in sweep.columns or sweep[col].null_count():
+        return None, "no interval: the sweep carries no bootstrap replicates (rerun tokstat sweep; CSV cannot hold them)"
+    n = min(len(r) for r in sweep[col].to_list())
+    answers = []
+    for b in range(n):
+        if any(not (r[b] is not None and r[b] > 0) for r in sweep[col].to_list()):
+            continue
+        try:
+            curves = _fit_all(sweep, langs, col, replicate=b)
+        except TokstatError:
+            continue
+        w = mix_chars or {k: 1.0 for k in langs}
+        answers.append(_answer(mix_curve(curves, w), tao_sizes, base, n_nv, d_model, multiple, tolerance)[0])
+    if len(answers) < 10:
+        return None, f"no interval: only {len(answers)} usable bootstrap replicates"
+    lo, hi = np.quantile(answers, [(1 - INTERVAL) / 2, (1 + INTERVAL) / 2])
+    return (round_size(lo, multiple), round_size(hi, multiple)), (
+        f"{INTERVAL:.0%} bootstrap interval over held-out segments ({len(answers)} replicates, every curve refitted)")
+
+
+def plan_for_report(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=None, **kw) -> Plan:
+    """:func:`vocab_plan` for a report: fitted on ``sweep`` when it has the 4 distinct sizes a curve
+    needs, else Tao et al.'s curve with a warning saying why (a report never fails for a short sweep)."""
     if sweep is not None:
         sizes = sweep["vocab_size"].unique().to_list()
-        if len(sizes) >= 3:
+        if len(sizes) >= MIN_FIT_SIZES:
             return vocab_plan(sweep, n_nv=n_nv, d_model=d_model, mix=mix, **kw)
+        kw.pop("mix_unit", None)
         plan = vocab_plan(None, n_nv=n_nv, d_model=d_model, **kw)
-        plan.warnings.append(f"the sweep has {len(sizes)} size(s); fitting your curve needs at least 3, so this is "
-                             "Tao et al.'s curve (sweep 3 or more sizes)")
+        plan.warnings.append(f"the sweep has {len(sizes)} distinct size(s); fitting your curve needs at least "
+                             f"{MIN_FIT_SIZES}, so this is Tao et al.'s curve (sweep 4 or more sizes)")
         return plan
     return vocab_plan(None, n_nv=n_nv, d_model=d_model, **kw)
 
@@ -477,7 +725,7 @@ def text_sample(c, n: int = 2000) -> dict[str, list[str]]:
 # ---------------------------------------------------------------- one call from a corpus or a sweep
 
 def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = "bpe", sizes: list[int] | None = None,
-              model=None, n_nv: float | None = None, d_model: int | None = None, mix: dict[str, float] | None = None,
+              model=None, n_nv: float | None = None, d_model: int | None = None, mix=None, mix_unit: str = "content",
               max_premium: float | None = None, serve_chars: float | None = None, train_chars: float | None = None,
               gpu_name: str = "h100-sxm", flops: float | None = None, split=None, seq_len: int | None = None):
     """What ``tokstat vocab-plan`` runs: a plan from ``sweep_df``, or from a sweep of ``corpus`` at
@@ -490,6 +738,11 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
     if n_nv is None or d_model is None:
         raise TokstatError("say which model the vocabulary is for", fix="pass --model PRESET, or --non-vocab-params N --d-model D")
     check_plan_inputs(n_nv=n_nv, d_model=d_model, flops=flops, max_premium=max_premium)   # before any sweep
+    from .mix import parse as parse_mix
+
+    if (m := parse_mix(mix, mix_unit)) is not None and m.unit == "tokens":
+        raise TokstatError("a mix in tokens cannot choose a vocabulary: the tokens depend on the vocabulary size",
+                           fix="state the mix in content (the default), chars or bytes")
     if seq_len is not None:
         if serve_chars is None or model is None:
             raise TokstatError("--seq-len prices training in the serving-aware plan: it needs --serve-chars and --model",
@@ -507,7 +760,7 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
         name = corpus if isinstance(corpus, str) else c.name
         sizes = sorted(set(sizes or [2000, 4000, 8000, 16000, 32000, 64000]))
         trained: list = []
-        sweep_df = sweep(c, algo, sizes, mix=mix, split=split, n_boot=0, trained=trained)
+        sweep_df = sweep(c, algo, sizes, mix=mix, mix_unit=mix_unit, split=split, n_boot=0, trained=trained)
         if trained and hasattr(trained[0], "tok"):
             alloc = allocation(trained[0], text_sample(c), sweep_df["vocab_size"].unique().sort().to_list())
     serve = None
@@ -518,7 +771,7 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
             raise TokstatError("--serve-chars needs --model (the serving cost needs the whole shape)", fix="add --model PRESET")
         serve = {"model": model, "gpu": gpu(gpu_name), "train_chars": train_chars, "serve_chars": serve_chars,
                  "seq_len": seq_len}
-    plan = vocab_plan(sweep_df, n_nv=n_nv, d_model=d_model, mix=mix, flops=flops, max_premium=max_premium, serve=serve,
+    plan = vocab_plan(sweep_df, n_nv=n_nv, d_model=d_model, mix=mix, mix_unit=mix_unit, flops=flops, max_premium=max_premium, serve=serve,
                       corpus_name=name, algo=algo)
     return plan, sweep_df, alloc
 
@@ -550,8 +803,8 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
     curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in plan.fit.items()}
     if not curves:
         curves = {"Tao et al.": Curve(*TAO_ABC)}
-    if plan.mix and len(plan.mix) > 1:
-        curves["mix"] = mix_curve({k: v for k, v in curves.items() if k in plan.mix}, plan.mix)
+    if plan.mix_chars and len(plan.mix_chars) > 1:
+        curves["mix"] = mix_curve({k: v for k, v in curves.items() if k in plan.mix_chars}, plan.mix_chars)
     for lang, c in curves.items():
         line, = axes[0].plot(grid, c(grid), label=lang)
         if sweep_df is not None and lang in set(sweep_df["language"].to_list()):

@@ -13,7 +13,8 @@ import math
 import polars as pl
 
 from ..errors import TokstatError
-from ..parse import mix as parse_mix
+from ..mix import Mix, amounts_from_results
+from ..mix import parse as parse_mix
 from .hardware import GPU, check_goodput, check_mfu, gpu_hours
 from .model import (BYTES, ModelConfig, active_params, decode_step_bytes, decode_step_flops, forward_flops_per_token,
                     inference_weight_bytes, kv_cache_bytes_per_token, kv_cache_tokens, tp_allreduce_seconds, train_seq_len,
@@ -26,7 +27,7 @@ COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "voca
                 "decode_bound", "serving_usd_per_m_chars", "request_prefill_s", "request_decode_s",
                 "usd_per_request", "serving_multiplier", "fits", "recommended", "not_recommended_because",
                 "mfu", "mfu_source", "seq_len", "train_precision", "goodput", "price_usd_h", "price_source",
-                "model", "gpu", "gpus", "prompt_chars", "output_chars", "requested_size", "signature"]
+                "model", "gpu", "gpus", "prompt_chars", "output_chars", "requested_size", "mix_shares", "signature"]
 #: above this share of characters read as unknown tokens a tokenizer loses text: never recommended
 MAX_UNK = 0.01
 #: the default training budget: Chinchilla's ~20 tokens per parameter (Hoffmann et al. 2022), in
@@ -183,7 +184,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             mbu: float = 0.7, price: float | None = None, train_chars: float | None = None,
             train_bytes: float | None = None, train_tokens: float | None = None,
             tokens_per_param: float | None = None, reference: str | None = None,
-            mix: dict[str, float] | None = None, batch: int = 32, weights: str = "bf16", kv_dtype: str = "bf16",
+            mix: dict[str, float] | str | Mix | None = None, mix_unit: str = "content", batch: int = 32, weights: str = "bf16", kv_dtype: str = "bf16",
             prompt_chars: float = 1000, output_chars: float = 250, tp: int = 1, pp: int = 1, zero: int = 1,
             recompute: str = "selective", micro_batch: int = 1, precision: str = "bf16", goodput: float = 1.0,
             vocab: str = "tokenizer", max_unk: float = MAX_UNK, seq_len: int | None = None) -> pl.DataFrame:
@@ -204,7 +205,10 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     (``bf16``, or ``fp8`` on its FP8 peak) and ``goodput`` (share of paid hours that train: 1 with a
     calibrated MFU, which already carries the published runs' lost hours). Training compute and
     memory are priced at ``seq_len`` tokens per sequence (default: the preset's pre-training length,
-    not its longest context; the ``seq_len`` column says which)."""
+    not its longest context; the ``seq_len`` column says which). ``mix`` (a :class:`~tokstat.mix.Mix`,
+    or shares in ``mix_unit``: content by default) adds a ``mix`` row per tokenizer that prices the
+    mix's content as one text; its ``mix_shares`` restates the mix in content, characters, bytes and
+    that tokenizer's tokens."""
     from .calibration import default_mfu
     from .hardware import peak_tflops
 
@@ -251,7 +255,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     check_rates(results, "the results")
     tokens_of, volume = volume_tokens(results, model, train_chars=train_chars, train_bytes=train_bytes,
                                       train_tokens=train_tokens, tokens_per_param=tokens_per_param, reference=reference)
-    mix = parse_mix(mix)
+    mix = parse_mix(mix, mix_unit)
     price_source = "--price" if price is not None else f"catalogue: indicative on-demand price as of 2026-12 ({g.source})"
     price = g.price_usd_h if price is None else price
     pivot = pivot_of(results)
@@ -274,19 +278,24 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
         piv_tpc = by[pivot]["tokens_per_char"] if pivot in by else None
         todo = [(r["language"], r["tokens_per_char"], r.get("tokens_per_byte"), r["premium"], r.get("unk_rate"),
                  r.get("roundtrip_rate")) for r in langs if r["tokens_per_char"]]
+        mix_line = None
         if mix:
-            missing = set(mix) - set(by)
+            missing = set(mix.shares) - set(by)
             if missing:
                 raise TokstatError(f"--mix names languages not in the results: {', '.join(sorted(missing))}",
                                    fix=f"use {', '.join(sorted(by))}")
-            wsum = sum(mix.values())
-            tpc = sum(w * by[k]["tokens_per_char"] for k, w in mix.items()) / wsum
-            tpb = (sum(w * by[k]["tokens_per_byte"] for k, w in mix.items()) / wsum
-                   if "tokens_per_byte" in results.columns else None)
-            prem = sum(w * (by[k]["premium"] or 1.0) for k, w in mix.items()) / wsum
-            unk = max((by[k].get("unk_rate") or 0.0) for k in mix) if has_unk else None
-            rts = [by[k].get("roundtrip_rate") for k in mix if by[k].get("roundtrip_rate") is not None]
+            # one unit of the mix's content: Σ_L w_L × (tokens, characters, bytes per unit of content)
+            amounts = amounts_from_results(langs)
+            w = mix.content(amounts)
+            tok = sum(w[k] * a for k, a in mix.amounts_of(amounts, "tokens").items())
+            tpc = tok / sum(w[k] * a for k, a in mix.amounts_of(amounts, "chars").items())
+            tpb = (tok / sum(w[k] * a for k, a in mix.amounts_of(amounts, "bytes").items())
+                   if all("bytes" in amounts[k] for k in w) else None)
+            prem = tok            # tokens per unit of content relative to the pivot's: the mix's premium
+            unk = max((by[k].get("unk_rate") or 0.0) for k in w) if has_unk else None
+            rts = [by[k].get("roundtrip_rate") for k in w if by[k].get("roundtrip_rate") is not None]
             todo.append(("mix", tpc, tpb, prem, unk, min(rts) if rts else None))
+            mix_line = mix.conversion(amounts)
         sigs = {r["language"]: r.get("signature") for r in langs}
         for lang, tpc, tpb, prem, unk, rtr in todo:
             why = "; ".join(w for w in (
@@ -300,7 +309,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
                  "premium": prem, "unk_rate": unk, "not_recommended_because": why, "volume": volume,
                  # the input row's signature (the mix row: the pivot's): corpus and tokenizer stay attached
                  "signature": sigs.get(lang, sigs.get(pivot)),
-                 "requested_size": langs[0].get("requested_size")}   # a swept size (None: a compared tokenizer)
+                 "requested_size": langs[0].get("requested_size"),   # a swept size (None: a compared tokenizer)
+                 "mix_shares": mix_line if lang == "mix" else None}
             # a request is `prompt_chars` + `output_chars` of pivot-language content: in this language
             # it is that many pivot tokens × the premium (the same content), not that many characters
             per_char = (piv_tpc if piv_tpc else tpc) * (1.0 if prem is None else prem)
@@ -311,7 +321,8 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
                                  output_tokens=output_chars * per_char, **serve))
             rows.append(r)
     df = pl.DataFrame(rows, schema_overrides={"unk_rate": pl.Float64, "not_recommended_because": pl.String,
-                                              "tokenizer_family": pl.String, "requested_size": pl.Int64},
+                                              "tokenizer_family": pl.String, "requested_size": pl.Int64,
+                                              "mix_shares": pl.String},
                       infer_schema_length=None)
     # cost_multiplier: what the same content costs to train in this language relative to the pivot
     # (training is proportional to tokens: the premium); serving_multiplier: the same for a request,

@@ -26,16 +26,17 @@ __all__ = ["report", "read_results", "kind_of", "render", "sections"]
 
 def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
            png: str | os.PathLike | None = None, title: str = "tokstat report", model: str | None = None,
-           mix: dict[str, float] | str | None = None) -> Path:
+           mix=None, mix_unit: str = "content") -> Path:
     """Write the HTML report of ``results`` (result files, or :func:`~tokstat.study.study`'s dict)
     to ``out``; with ``png``, every chart as ``DIR/NAME.png`` (200 dpi). Returns the HTML path.
 
     From files, the vocabulary answer is the plan (:func:`tokstat.vocabplan.vocab_plan`) for
     ``model`` (default: the cost files' model, else ``llama2-7b``) fitted on a sweep file when one is
-    given (``mix``: its language shares, default equal), else Tao et al.'s curve."""
+    given (``mix``: its language shares in ``mix_unit``, :mod:`tokstat.mix`; default equal content),
+    else Tao et al.'s curve."""
     import matplotlib.pyplot as plt
 
-    from .. import parse
+    from ..mix import parse as parse_mix
 
     if isinstance(results, dict):
         data = results
@@ -44,9 +45,9 @@ def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
     extras = {k: v for k, v in data.items() if not isinstance(v, pl.DataFrame) or k == "allocation"}
     tables = {k: v for k, v in data.items() if isinstance(v, pl.DataFrame) and k != "allocation"}
     if mix is not None:
-        extras["mix"] = parse.mix(mix)
+        extras["mix"] = parse_mix(mix, mix_unit)
         have = {lang for k in ("compare", "sweep") if k in tables for lang in tables[k]["language"].to_list()}
-        missing = sorted(set(extras["mix"]) - have)
+        missing = sorted(set(extras["mix"].shares) - have)
         if have and missing:
             raise TokstatError(f"--mix names languages not in the results: {', '.join(missing)}",
                                fix=f"use {', '.join(sorted(have))}")
@@ -86,6 +87,8 @@ def _plan(tables: dict, extras: dict):
     if sw is not None and "signature" in sw.columns and len({corpus_of(x) for x in sw["signature"].to_list()}) > 1:
         sw = None
     mix = extras.get("mix")
-    if sw is not None and mix:
-        mix = {k: v for k, v in mix.items() if k in set(sw["language"].to_list())} or None
+    if sw is not None and mix is not None and mix.unit == "tokens":
+        mix = None          # a token share depends on the vocabulary: the plan states the mix it used
+    if sw is not None and mix is not None:
+        mix = mix.restrict(sw["language"].to_list())
     return plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=mix)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ..cost.projection import MAX_UNK, pivot_of
+from ..errors import TokstatError
 from ..fmt import fmt, money
 from ..markup import Markup, h, join
 
@@ -46,31 +47,49 @@ def unreliable(c: pl.DataFrame, max_unk: float = MAX_UNK) -> dict[str, str]:
     return why
 
 
-def weights(c: pl.DataFrame, mix: dict[str, float] | None) -> dict[str, float]:
-    """The language mix the tokenizer is chosen for, as character shares: ``mix`` if given, else
-    the corpus's own shares (its parallel text: the same content in every language)."""
-    langs = c["language"].unique(maintain_order=True).to_list()
-    if mix:
-        w = {k: v for k, v in mix.items() if k in langs}
+def _char_shares(rows: list[dict], mix) -> dict[str, float] | None:
+    """One tokenizer's rows: the mix (:mod:`tokstat.mix`; default equal content) as shares of
+    characters, converted through its premiums (or, without a pivot, the corpus's own characters:
+    on parallel text the same content in every language)."""
+    from ..mix import amounts_from_results, equal
+
+    langs = [r["language"] for r in rows]
+    m = mix or equal(langs)
+    if any(k not in langs for k in m.shares):
+        return None
+    if len(m.shares) == 1:
+        return dict.fromkeys(m.shares, 1.0)
+    amounts = amounts_from_results(rows)
+    if m.unit != "tokens" and any("chars" not in amounts[k] for k in m.shares):
+        amounts = {r["language"]: {"chars": float(r.get("chars") or 0) or None} for r in rows}
+    try:
+        return m.shares_in("chars", amounts)
+    except TokstatError:
+        return None
+
+
+def weights(c: pl.DataFrame, mix) -> dict[str, float]:
+    """The language mix the tokenizer is chosen for, as character shares (of the first tokenizer
+    that measures every mix language; a mix in tokens converts per tokenizer, :func:`ranking`)."""
+    for _, grp in c.group_by("tokenizer", maintain_order=True):
+        w = _char_shares(grp.to_dicts(), mix)
         if w:
-            return {k: v / sum(w.values()) for k, v in w.items()}
-    chars = {r["language"]: r["chars"] for r in c.group_by("language", maintain_order=True)
-             .agg(pl.col("chars").max()).iter_rows(named=True)} if "chars" in c.columns else {}
-    total = sum(v or 0 for v in chars.values())
-    if total:
-        return {lang: (chars.get(lang) or 0) / total for lang in langs}
+            return w
+    langs = c["language"].unique(maintain_order=True).to_list()
     return {lang: 1 / len(langs) for lang in langs}
 
 
-def ranking(c: pl.DataFrame, mix: dict[str, float] | None, bad: dict[str, str]) -> pl.DataFrame:
-    """Reliable tokenizers by the tokens the mix costs them, Σ_L w_L · tokens_per_char_L over
-    :func:`weights` (fewest first). Not by the premium: a premium is relative to each tokenizer's
-    own pivot count, so a tokenizer that spends many tokens on the pivot gets a flattering one."""
-    w = weights(c, mix)
+def ranking(c: pl.DataFrame, mix, bad: dict[str, str]) -> pl.DataFrame:
+    """Reliable tokenizers by the tokens the mix costs them: tokens per character of the mix,
+    Σ_L s_L · tokens_per_char_L with s the mix's character shares (:func:`_char_shares`, per
+    tokenizer), fewest first. Not by the premium: a premium is relative to each tokenizer's own pivot
+    count, so a tokenizer that spends many tokens on the pivot gets a flattering one."""
     rows = []
     for t, grp in c.group_by("tokenizer", maintain_order=True):
-        by = {r["language"]: r for r in grp.iter_rows(named=True)}
-        if t[0] in bad or any(by.get(lang, {}).get("tokens_per_char") is None for lang in w if w[lang] > 0):
+        recs = grp.to_dicts()
+        by = {r["language"]: r for r in recs}
+        w = _char_shares(recs, mix)
+        if t[0] in bad or not w or any(by.get(lang, {}).get("tokens_per_char") is None for lang in w if w[lang] > 0):
             continue
         score = sum(v * by[lang]["tokens_per_char"] for lang, v in w.items() if v > 0)
         rows.append({"tokenizer": t[0], "score": score})
@@ -91,7 +110,7 @@ class Verdict:
         return self.rank["tokenizer"][0] if self.rank.height else None
 
 
-def verdict(c: pl.DataFrame, mix: dict[str, float] | None) -> Verdict:
+def verdict(c: pl.DataFrame, mix) -> Verdict:
     bad = unreliable(c)
     return Verdict(pivot_of(c), bad, ranking(c, mix, bad), weights(c, mix))
 
@@ -159,29 +178,54 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                                   f"{prefix}cost" if cost else f"{prefix}premium", nums))
     plan = extras.get("plan")
     if plan is not None:
-        def beyond(lang, v):
-            sizes = plan.fit.get(lang, {}).get("swept_sizes") or []
-            return bool(sizes) and not min(sizes) <= v <= max(sizes)
-        per = join(", ", [h("{} {:,}{}", k, v, " (extrapolated)" if beyond(k, v) else "")
-                          for k, v in plan.per_language.items()])
-        swept = sorted({x for f in plan.fit.values() for x in f["swept_sizes"]})
-        ext = (f" It lies outside the swept {swept[0]:,}–{swept[-1]:,}: sweep up to it to confirm."
-               if swept and not swept[0] <= plan.recommended_vocab_size <= swept[-1] else "")
-        mixs = ", ".join(f"{k}={v / sum(plan.mix.values()):.0%}" for k, v in plan.mix.items()) if plan.mix else ""
-        model = extras.get("model") or "the model"
-        if plan.fit:
-            text = h("<b>{:,}</b> tokens for {} on {} (training FLOPs for the same text within 1 % of the least "
-                     "from {:,} to {:,}; per language: {}); fitted on the sweep, Tao et al.'s method.{}",
-                     plan.recommended_vocab_size, model, mixs or "this corpus", plan.flat_region[0],
-                     plan.flat_region[1], per, ext)
-        else:
-            text = h("<b>{:,}</b> tokens for {} by Tao et al.'s English-centric curve (flat from {:,} to {:,}): "
-                     "this report has no sweep of your corpus; add <code>--sweep bpe:8000,16000,32000</code> for a "
-                     "size fitted to your languages.", plan.recommended_vocab_size, model, plan.flat_region[0],
-                     plan.flat_region[1])
-        out.append(Answer("vocab", Markup("Which vocabulary size?"), text, f"{prefix}vocabulary",
-                          {"recommended_vocab_size": plan.recommended_vocab_size}))
+        out.append(vocab_answer(plan, extras.get("model") or "the model", prefix,
+                                c if c is not None and c.height else None, v if best else None))
     return out
+
+
+def vocab_answer(plan, model: str, prefix: str = "", c: pl.DataFrame | None = None, v: Verdict | None = None) -> Answer:
+    """"Which vocabulary size?": one answer (the plan's, inside its flat region or with the reason it
+    moved), its interval, whether the data supports it, and what it costs against the tokenizer the
+    page recommends on the same mix."""
+    per = join(", ", [h("{} {}{}", k, plan.size_text(k), " (extrapolated)" if plan.fit.get(k) and not (
+        min(plan.fit[k]["swept_sizes"]) <= n <= max(plan.fit[k]["swept_sizes"])) else "")
+        for k, n in plan.per_language.items()])
+    nums = {"recommended_vocab_size": plan.recommended_vocab_size, "flat_low": plan.flat_region[0],
+            "flat_high": plan.flat_region[1]}
+    if plan.fit:
+        text = h("<b>{}</b> tokens for {} on {} (training FLOPs for the same text within 1 % of the least from {:,} "
+                 "to {:,}; per language: {}); fitted on the sweep, Tao et al.'s method.",
+                 plan.answer_text(), model, plan.mix_conversion or "this corpus", plan.flat_region[0],
+                 plan.flat_region[1], per)
+    else:
+        text = h("<b>{:,}</b> tokens for {} by Tao et al.'s English-centric curve (flat from {:,} to {:,}): "
+                 "this report has no sweep of your corpus; add <code>--sweep bpe:8000,16000,32000,64000</code> for a "
+                 "size fitted to your languages.", plan.recommended_vocab_size, model, plan.flat_region[0],
+                 plan.flat_region[1])
+    if plan.answer_reason:
+        text += h(" Moved: {}.", plan.answer_reason)
+    if plan.interval:
+        nums["interval_low"], nums["interval_high"] = plan.interval
+    if plan.supported_up_to is not None and plan.recommended_vocab_size > plan.supported_up_to:
+        text += h(" <b>More than the data supports</b>: {}.", plan.support_note)
+    elif plan.support_note and plan.fit:
+        text += h(" Data: {}.", plan.support_note)
+    if c is not None and v is not None and v.best is not None and plan.fit:
+        rows = {r["language"]: r for r in c.filter(pl.col("tokenizer") == v.best).iter_rows(named=True)}
+        vt = next((r.get("vocab_size") for r in rows.values() if r.get("vocab_size")), None)
+        w = {k: x for k, x in (plan.mix_chars or {}).items()}
+        if vt and w and all(rows.get(k, {}).get("tokens_per_char") for k in w):
+            theirs = sum(x * rows[k]["tokens_per_char"] for k, x in w.items()) / sum(w.values())
+            ours = float(plan.curve()(plan.recommended_vocab_size))
+            text += h(" Against <b>{}</b> ({:,} tokens), the tokenizer recommended above: on this mix it spends "
+                      "{:.3f} tokens per character, a {:,}-token BPE trained on this corpus {:.3f} (held-out, fitted): "
+                      "{} {:.0%} {} tokens, with an embedding table {:.1f}× {}.", v.best, int(vt), theirs,
+                      plan.recommended_vocab_size, ours, v.best, abs(1 - theirs / ours),
+                      "fewer" if theirs < ours else "more", max(vt, plan.recommended_vocab_size)
+                      / min(vt, plan.recommended_vocab_size), "as large" if vt >= plan.recommended_vocab_size
+                      else "smaller")
+            nums["tokenizer_tpc"], nums["plan_tpc"] = theirs, ours
+    return Answer("vocab", Markup("Which vocabulary size?"), text, f"{prefix}vocabulary", nums)
 
 
 def assumptions(sec, extras: dict | None = None) -> list[tuple[str, Markup]]:

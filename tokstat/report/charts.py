@@ -11,6 +11,7 @@ labelled at their ends.
 from __future__ import annotations
 
 import io
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,39 @@ def _style(ax) -> None:
     ax.set_axisbelow(True)
 
 
+def language_colours(languages) -> dict[str, str]:
+    """One colour per language, by sorted code: the same language has the same colour in every
+    chart of a page (each chart draws a subset, in its own order).
+
+    >>> c = language_colours(["zh", "en"]); c["en"] == language_colours(["en", "ja", "zh"])["en"]
+    True
+    """
+    return {lang: PALETTE[i % len(PALETTE)] for i, lang in enumerate(sorted(set(languages)))}
+
+
+def end_labels(ax, items, gap_pt: float = FONT * 1.25) -> None:
+    """Label line ends ``(x, y, text, colour)`` without overlaps: labels closer than ``gap_pt``
+    points vertically are pushed apart (a thin leader line joins a moved label to its point)."""
+    if not items:
+        return
+    ax.autoscale_view()                   # the data limits the labels are placed against
+    to_pt = 72.0 / ax.figure.dpi
+    ys = [ax.transData.transform((x, y))[1] * to_pt for x, y, _, _ in items]
+    placed, last = {}, -1e9
+    for i in sorted(range(len(items)), key=lambda i: ys[i]):
+        placed[i] = max(ys[i], last + gap_pt)
+        last = placed[i]
+    for i, (x, y, text, colour) in enumerate(items):
+        dy = placed[i] - ys[i]
+        ax.annotate(text, (x, y), xytext=(5, dy), textcoords="offset points", va="center", color=colour,
+                    arrowprops={"arrowstyle": "-", "lw": 0.5, "color": colour} if abs(dy) > 2 else None)
+
+
+def _lossy_last(d: pl.DataFrame, bad: set[str]) -> pl.DataFrame:
+    """Rows of tokenizers that lose text after the others (drawn at the bottom, marked)."""
+    return d.with_columns(pl.col("tokenizer").is_in(list(bad)).alias("_bad")).sort("_bad", maintain_order=True).drop("_bad")
+
+
 def bars(df: pl.DataFrame, col: str, xlabel: str, *, languages: list[str], lo: str | None = None,
          hi: str | None = None, ref: float | None = None, bad: set[str] = frozenset(), pct: bool = False):
     """One panel per language: a horizontal bar per tokenizer, sorted by ``col`` (lowest on top),
@@ -63,7 +97,7 @@ def bars(df: pl.DataFrame, col: str, xlabel: str, *, languages: list[str], lo: s
     names = short_ids(df["tokenizer"].unique(maintain_order=True).to_list(), LABEL)
     panels = []
     for lang in languages:
-        d = df.filter((pl.col("language") == lang) & pl.col(col).is_not_null()).sort(col, "tokenizer")
+        d = _lossy_last(df.filter((pl.col("language") == lang) & pl.col(col).is_not_null()).sort(col, "tokenizer"), bad)
         if d.height:
             panels.append((lang, d))
     heights = [0.30 * d.height + 0.75 for _, d in panels]
@@ -111,7 +145,7 @@ def boxes(segs: pl.DataFrame, value: str, xlabel: str, *, languages: list[str], 
     fig, axes = plt.subplots(len(panels), 1, figsize=(WIDTH, max(1.6, sum(heights))), squeeze=False,
                              gridspec_kw={"height_ratios": heights}, layout="constrained")
     for ax, (lang, d) in zip(axes[:, 0], panels):
-        med = d.group_by("tokenizer").agg(pl.col(value).median().alias("m")).sort("m", "tokenizer")
+        med = _lossy_last(d.group_by("tokenizer").agg(pl.col(value).median().alias("m")).sort("m", "tokenizer"), bad)
         toks = med["tokenizer"].to_list()
         data = [d.filter(pl.col("tokenizer") == t)[value].drop_nulls().to_numpy() for t in toks]
         bp = ax.boxplot(data, orientation="horizontal", positions=np.arange(len(toks))[::-1], whis=(5, 95), showfliers=False,
@@ -123,7 +157,7 @@ def boxes(segs: pl.DataFrame, value: str, xlabel: str, *, languages: list[str], 
             ax.axvline(ref, color="#444", lw=1, ls="--")
         ax.set_title(lang, loc="left", fontsize=FONT + 1)
         _style(ax)
-    axes[-1, 0].set_xlabel(xlabel)
+    axes[-1, 0].set_xlabel(textwrap.fill(xlabel, 48))
     return fig
 
 
@@ -134,10 +168,11 @@ def histograms(segs: pl.DataFrame, tokenizer: str, languages: list[str]):
     fig, ax = plt.subplots(figsize=(WIDTH, 3.0), layout="constrained")
     vals = d["tokens"].to_numpy()
     bins = np.histogram_bin_edges(vals, bins=min(40, max(5, int(np.sqrt(len(vals))))))
-    for i, lang in enumerate(languages):
+    colours = language_colours(languages)
+    for lang in languages:
         x = d.filter(pl.col("language") == lang)["tokens"].to_numpy()
         if len(x):
-            ax.hist(x, bins=bins, histtype="step", lw=1.8, color=PALETTE[i % len(PALETTE)],
+            ax.hist(x, bins=bins, histtype="step", lw=1.8, color=colours[lang],
                     label=f"{lang} (median {np.median(x):.0f}, p95 {np.percentile(x, 95):.0f})")
     ax.set_xlabel(f"tokens per segment ({short_ids([tokenizer], 40)[tokenizer]})")
     ax.set_ylabel("segments")
@@ -146,9 +181,25 @@ def histograms(segs: pl.DataFrame, tokenizer: str, languages: list[str]):
     return fig
 
 
+def thin_ticks(sizes, min_ratio: float = 1.6) -> list:
+    """Tick positions at least ``min_ratio`` apart on a log axis (labels of 32k and 48k would collide).
+
+    >>> thin_ticks([4000, 8000, 16000, 32000, 48000, 64000])
+    [4000, 8000, 16000, 32000, 64000]
+    """
+    out = []
+    for s in sorted(sizes):
+        if not out or s / out[-1] >= min_ratio:
+            out.append(s)
+        elif s == max(sizes) and len(out) > 1 and out[-1] / out[-2] >= min_ratio and s / out[-2] >= min_ratio:
+            out[-1] = s      # keep the largest swept size labelled
+    return out
+
+
 def _log_sizes(ax, sizes) -> None:
     ax.set_xscale("log")
     ax.minorticks_off()
+    sizes = thin_ticks(sizes)
     ax.set_xticks(sizes, [f"{s / 1000:g}k" if s >= 1000 else str(s) for s in sizes])
 
 
@@ -157,14 +208,16 @@ def sweep_curves(df: pl.DataFrame):
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.0), layout="constrained")
     langs = df["language"].unique(maintain_order=True).to_list()
+    colours = language_colours(langs)
     sizes = sorted(set(df["vocab_size"].to_list()))
     for ax, col, label in ((axes[0], "tokens_per_char", "tokens per character"), (axes[1], "premium", "premium")):
-        for i, lang in enumerate(langs):
+        ends = []
+        for lang in langs:
             d = df.filter(pl.col("language") == lang).sort("vocab_size")
-            ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ms=4, color=PALETTE[i % len(PALETTE)])
-            ax.annotate(lang, (d["vocab_size"][-1], d[col][-1]), xytext=(4, 0), textcoords="offset points",
-                        va="center", color=PALETTE[i % len(PALETTE)])
+            ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ms=4, color=colours[lang])
+            ends.append((d["vocab_size"][-1], d[col][-1], lang, colours[lang]))
         _log_sizes(ax, sizes)
+        end_labels(ax, ends)
         ax.set_xlabel("vocabulary size")
         ax.set_title(label, loc="left")
         ax.grid(alpha=0.3)
@@ -182,22 +235,33 @@ def plan_curves(plan, sweep: pl.DataFrame | None):
     curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in plan.fit.items()}
     if not curves:
         curves = {"Tao et al.": Curve(*TAO_ABC)}
-    elif plan.mix and len(plan.mix) > 1:
-        curves["mix"] = mix_curve({k: v for k, v in curves.items() if k in plan.mix}, plan.mix)
+    elif plan.mix_chars and len(plan.mix_chars) > 1:
+        curves["mix"] = mix_curve({k: v for k, v in curves.items() if k in plan.mix_chars}, plan.mix_chars)
     fig, ax = plt.subplots(figsize=(WIDTH, 3.2), layout="constrained")
-    for i, (lang, cv) in enumerate(curves.items()):
+    colours = language_colours([k for k in curves if k != "mix"])
+    ax.set_ylim(0.97, 1.3)
+    ax.set_xscale("log")
+    labels = []
+    for lang, cv in curves.items():
         cost = (plan.n_nv + grid * plan.d_model) * cv(grid)
         y = cost / cost.min()
-        colour = "#111" if lang == "mix" else PALETTE[i % len(PALETTE)]
-        ax.plot(grid, y, color=colour, lw=2.2 if lang == "mix" else 1.5)
+        colour = "#111" if lang == "mix" else colours.get(lang, PALETTE[0])
+        lw = 2.2 if lang == "mix" else 1.5
+        sizes = getattr(cv, "sizes", ())
+        if sizes:      # solid where fitted (the swept sizes), dashed where extrapolated
+            inside = (grid >= min(sizes)) & (grid <= max(sizes))
+            ax.plot(np.where(inside, grid, np.nan), y, color=colour, lw=lw)
+            ax.plot(np.where(inside, np.nan, grid), y, color=colour, lw=lw * 0.8, ls=(0, (3, 2)))
+        else:
+            ax.plot(grid, y, color=colour, lw=lw)
         j = int(np.argmin(y))
-        ax.annotate(lang, (grid[j], y[j]), xytext=(0, -13), textcoords="offset points", ha="center", color=colour)
+        labels.append((grid[j], min(y[j], 1.29), lang, colour))
+    end_labels(ax, labels)
     ax.axvspan(*plan.flat_region, color="#3b6fb6", alpha=0.12, lw=0)
     ax.axvline(plan.recommended_vocab_size, color="#111", ls="--", lw=1)
     ax.annotate(f"recommended {plan.recommended_vocab_size:,}", (plan.recommended_vocab_size, 1.27),
                 xytext=(4, 0), textcoords="offset points", va="top")
     _log_sizes(ax, [1_000, 4_000, 16_000, 64_000, 256_000])     # plain labels: no 10³ superscripts (small text)
-    ax.set_ylim(0.97, 1.3)
     ax.set_xlabel("vocabulary size")
     ax.set_ylabel("training FLOPs / least")
     ax.grid(alpha=0.3)

@@ -33,7 +33,8 @@ figcaption{font-size:13px;color:#444;margin-top:4px;max-width:518px}
 table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th{background:#f6f6f6;position:sticky;top:0;cursor:pointer;white-space:normal;vertical-align:bottom;max-width:110px}
-td.l,th.l{text-align:left}td.id{white-space:normal;min-width:90px;max-width:190px}tr.bad td{color:#777}
+td.l,th.l{text-align:left}td.id{white-space:normal;min-width:14ch;max-width:34ch}tr.bad td{color:#777}
+td.why{white-space:normal;text-align:left;min-width:28ch;max-width:60ch}
 td.txt{white-space:normal;text-align:left;min-width:220px;max-width:460px}
 details{margin:8px 0}summary{cursor:pointer;font-size:14px;color:#244b8f}
 code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;overflow-wrap:anywhere}
@@ -54,8 +55,8 @@ document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventLis
 COMPARE_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"), ("premium", "premium [95 % CI]"),
                    ("tokens_per_char", "tokens/char"), ("tokens_per_word", "tokens/word"),
                    ("split_char_rate", "split chars"), ("unk_rate", "unknown")]
-COST_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"), ("premium", "premium"),
-                ("dollars", "training $"), ("cost_multiplier", "× pivot"), ("gpu_hours", "GPU-hours"),
+COST_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"),
+                ("dollars", "training $"), ("cost_multiplier", "training × pivot"), ("gpu_hours", "GPU-hours"),
                 ("usd_per_1k_requests", "$ / 1k requests"), ("serving_multiplier", "serving × pivot"),
                 ("not_recommended_because", "not recommended because")]
 SWEEP_COMPACT = [("vocab_size", "vocabulary"), ("language", "language"), ("tokens_per_char", "tokens/char"),
@@ -75,6 +76,8 @@ def _cell(r: dict, col: str) -> Markup:
     body = h("{}", text)
     if col in ("text", "pivot_text"):
         cls = "txt"
+    elif col == "not_recommended_because":     # a sentence: wraps in the room the table has
+        cls = "why"
     elif col == "tokenizer":      # long ids wrap after a "/" or "-" instead of widening the table
         cls = "l id"
         body = join("", [h("{}<wbr>", piece) for piece in _wrap_points(text)])
@@ -82,14 +85,15 @@ def _cell(r: dict, col: str) -> Markup:
 
 
 def _wrap_points(text: str) -> list[str]:
-    """``text`` cut after each "/" and "-" (where a long id may wrap).
+    """``text`` cut after each "/" (where a long id may wrap: once for ``library/name``, never
+    inside a name).
 
     >>> _wrap_points("tiktoken/cl100k-base")
-    ['tiktoken/', 'cl100k-', 'base']
+    ['tiktoken/', 'cl100k-base']
     """
     import re
 
-    return [x for x in re.split(r"(?<=[/-])", text) if x]
+    return [x for x in re.split(r"(?<=/)", text) if x]
 
 
 def table(df: pl.DataFrame, cols: list[tuple[str, str]], *, tid: str = "", bad: set[str] = frozenset()) -> Markup:
@@ -208,11 +212,14 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
         parts.append(h('<h2 id="{}cost">Cost per language</h2><p class="note">The same content in every '
                        "language; grey rows lose text and are never recommended.</p>", prefix)
                      + table(k, COST_COMPACT, bad=bad) + full(k, "cost"))
-        if k["language"].n_unique() > 1:
-            figs.append(Chart(f"{prefix}cost_multiplier", "Training cost relative to the pivot",
-                              bars(k, "cost_multiplier", "training cost / pivot's",
+        if k["language"].n_unique() > 1 and "serving_multiplier" in k.columns and k["serving_multiplier"].drop_nulls().len():
+            # training on the same content costs the premium (the chart above); serving does not: attention
+            # and KV-cache reads grow faster than the token count, so this chart says something new
+            figs.append(Chart(f"{prefix}serving_multiplier", "Serving cost per request relative to the pivot",
+                              bars(k, "serving_multiplier", "serving cost per request / pivot's",
                                    languages=_order(k, pivot), ref=1.0, bad=bad),
-                              "What training on the same content costs per language, relative to the pivot."))
+                              "What a request of the same content costs to serve per language, relative to the "
+                              "pivot (training follows the premium chart: the same content, the premium's tokens)."))
             parts.append(_charts(figs[-1:]))
     plan, sw = extras.get("plan"), sec.get("sweep")
     if plan is not None or sw is not None:
@@ -237,10 +244,13 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
         parts.append(_charts(new))
         sk = _per_1k(sec.get("sweep_cost"))
         if sk is not None and sk.height:
-            parts.append(Markup("<h3>Cost at each swept size</h3>") + table(sk.sort("language", "vocab_size"), [
-                ("vocab_size", "vocabulary"), ("language", "language"), ("premium", "premium"),
-                ("dollars", "training $"), ("cost_multiplier", "× pivot"), ("usd_per_1k_requests", "$ / 1k requests"),
-                ("recommended", "cheapest")]) + full(sk, "cost per size"))
+            ans = f" ({plan.recommended_vocab_size:,})" if plan is not None else ""
+            parts.append(h('<h3>Cost at each swept size</h3><p class="note">Each swept size priced for the same '
+                           "content; the vocabulary answer above{} weighs these tokens against the embedding over "
+                           "every size, not only the swept ones.</p>", ans) + table(sk.sort("language", "vocab_size"), [
+                ("vocab_size", "vocabulary"), ("language", "language"),
+                ("dollars", "training $"), ("cost_multiplier", "training × pivot"),
+                ("usd_per_1k_requests", "$ / 1k requests")]) + full(sk, "cost per size"))
     views = extras.get("views") or []
     if views:
         parts.append(h('<h2 id="{}view">A look inside</h2><p class="note">The first segments split into tokens '

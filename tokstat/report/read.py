@@ -25,8 +25,11 @@ SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
 #: the text columns of result tables; every other column holds numbers (or, for these, booleans)
 TEXT_COLUMNS = {"tokenizer", "language", "segment", "text", "pivot_text", "signature", "tokenizer_family",
                 "vocab_source", "volume", "train_fits", "prefill_bound", "decode_bound", "fits",
-                "not_recommended_because", "mfu_source", "train_precision", "price_source", "model", "gpu", "_file"}
+                "not_recommended_because", "mfu_source", "train_precision", "price_source", "model", "gpu", "_file",
+                "mix_shares"}
 BOOL_COLUMNS = {"recommended"}
+#: lists of numbers (a CSV cell holds them space-separated)
+LIST_COLUMNS = {"tokens_per_char_boot"}
 
 
 def check_types(df: pl.DataFrame, path) -> pl.DataFrame:
@@ -44,6 +47,17 @@ def check_types(df: pl.DataFrame, path) -> pl.DataFrame:
         if t == pl.Null:
             continue
         nested = t.is_nested() or t in (pl.Binary, pl.Object)
+        if c in LIST_COLUMNS:
+            if t == pl.String:
+                try:
+                    df = df.with_columns(pl.col(c).str.split(" ").list.eval(pl.element().cast(pl.Float64)))
+                except pl.exceptions.PolarsError:
+                    raise TokstatError(f"column {c} holds text that is not space-separated numbers", path=path,
+                                       fix="pass the table as tokstat wrote it") from None
+            elif not (isinstance(t, pl.List) and t.inner.is_numeric()):
+                raise TokstatError(f"column {c} holds {t}, not a list of numbers", path=path,
+                                   fix="pass the table as tokstat wrote it")
+            continue
         if c in TEXT_COLUMNS:
             if nested:
                 raise TokstatError(f"column {c} holds {t}, not text", path=path, fix="pass the table as tokstat wrote it")

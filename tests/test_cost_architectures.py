@@ -310,3 +310,38 @@ def test_cost_on_pud_with_real_tokenizers_shows_their_vocabularies_and_recommend
     assert all((r["tokenizer"], r["language"]) in lossless for r in rec.iter_rows(named=True) if r["language"] != "mix")
     t5 = cost.filter((pl.col("tokenizer") == "spm/t5") & pl.col("language").is_in(["zh", "ja"]))
     assert t5["not_recommended_because"].str.contains("it loses text").all()
+
+
+# ---------------------------------------------------------------- Gemma: local and global layers
+
+# parameter counts of the Hugging Face checkpoints (model.num_parameters(), text stack only)
+GEMMA_PARAMS = {"gemma2-9b": 9_241_705_984, "gemma2-27b": 27_227_128_320}
+
+
+@pytest.mark.parametrize("name", sorted(GEMMA_PARAMS))
+def test_gemma2_parameters_equal_the_checkpoints(name):
+    assert total_params(preset(name)) == GEMMA_PARAMS[name]
+
+
+def test_alternating_local_and_global_layers_count_their_own_keys():
+    """An independent loop over the layers: Gemma 2 alternates local (4,096) and global layers from
+    the first (HF layer_types: sliding when (i+1) % 2, full otherwise); Gemma 3 has a global layer
+    at every sixth ((i+1) % 6 == 0), windows of 1,024."""
+    from tokstat.cost.model import attention_flops_per_token, kv_cache_tokens
+
+    for name, k in (("gemma2-9b", 2), ("gemma3-27b", 6)):
+        m = preset(name)
+        windows = [0 if (i + 1) % k == 0 else m.sliding_window for i in range(m.layers)]
+        for s in (512, 4096, 8192, 32768):
+            held = sum(min(s, w) if w else s for w in windows)
+            assert kv_cache_tokens(m, s) * m.layers == pytest.approx(held)
+
+            def causal(w):        # mean keys over a causal sequence of s tokens with window w
+                return sum(min(t, w) if w else t for t in range(1, s + 1)) / s
+            keys = sum(causal(w) for w in windows)
+            assert attention_flops_per_token(m, s) == pytest.approx(2 * m.heads * (m.d_qk + m.d_v) * keys)
+    g = preset("gemma2-9b")
+    # the full-context cache is half windowed: 21 layers × 4,096 + 21 × 8,192 tokens, not 42 × 8,192
+    assert kv_cache_tokens(g, 8192) == (4096 + 8192) / 2
+    with pytest.raises(Exception, match="global_every needs a sliding_window"):
+        ModelConfig(d_model=64, layers=2, heads=2, kv_heads=2, d_ff=128, vocab_size=10, context=32, global_every=2)

@@ -93,11 +93,22 @@ def test_training_memory_korthikanti():
     assert mem["optimizer"] == 12 * total_params(m)
 
 
-def test_allreduce_ring():
-    m = preset("llama2-7b")
-    t = allreduce_seconds(m, 8, 600)
-    assert t == pytest.approx(2 * 7 / 8 * total_params(m) * 2 / 600e9)
-    assert allreduce_seconds(m, 1, 600) == 0
+def test_allreduce_ring_at_per_direction_bandwidth_with_latency():
+    """Independent computation: NVLink 3 (A100) is 600 GB/s *bidirectional*, a ring sends 300 GB/s each
+    way; NCCL's ring model adds a base latency (6.6 µs) and 0.6 µs per step (2·(n−1) steps); PCIe
+    parts pay 1.0 µs a step over half their 64 GB/s."""
+    from tokstat.cost.hardware import gpu
+
+    m, a100 = preset("llama2-7b"), gpu("a100-80gb-sxm")
+    nbytes = total_params(m) * 2
+    assert allreduce_seconds(m, 8, a100) == pytest.approx(6.6e-6 + 14 * 0.6e-6 + 2 * 7 / 8 * nbytes / 300e9)
+    assert allreduce_seconds(m, 1, a100) == 0
+    pcie = gpu("a100-80gb-pcie")
+    assert pcie.link == "pcie" and allreduce_seconds(m, 4, pcie) == pytest.approx(6.6e-6 + 6 * 1e-6 + 1.5 * nbytes / 32e9)
+    # small messages are latency-bound: one token's activations across 8 GPUs cost more than their bytes
+    from tokstat.cost.hardware import ring_allreduce_seconds
+
+    assert ring_allreduce_seconds(8192, 8, a100) > 10 * (2 * 7 / 8 * 8192 / 300e9)
 
 
 @pytest.mark.parametrize("kw,msg", [({"heads": 7}, "do not divide d_model"), ({"kv_heads": 5}, "do not divide heads"),
@@ -141,6 +152,8 @@ def test_cli_model_info(capsys):
     assert main(["model-info", "--model", "llama2-7b"]) == 0
     out = capsys.readouterr().out
     assert "6.738B" in out and "0.524 MB" in out          # 524,288 B of KV per token, in decimal MB as cost speaks
-    assert f"{allreduce_seconds(preset('llama2-7b'), 8, 600):.3f} s" in out
+    from tokstat.cost.hardware import gpu
+
+    assert f"{allreduce_seconds(preset('llama2-7b'), 8, gpu('a100-80gb-sxm')):.3f} s" in out
     assert main(["model-info", "--d-model", "512", "--layers", "2", "--heads", "7", "--d-ff", "2048",
                  "--vocab-size", "100", "--context", "64"]) == 2

@@ -124,7 +124,7 @@ def test_a_request_is_the_same_content_and_its_multiplier_grows_faster_than_the_
 def test_multi_gpu_serving_pays_its_all_reduces():
     one = row(project(RES, M, G, gpus=1, train_chars=1e9, mfu=0.4), "A", "en")
     eight = row(project(RES, M, G, gpus=8, train_chars=1e9, mfu=0.4), "A", "en")
-    comm = tp_allreduce_seconds(M, 250, 8, G.interconnect_gb_s)
+    comm = tp_allreduce_seconds(M, 250, 8, G)
     assert comm > 0 and eight["prefill_s_per_1k_chars"] > one["prefill_s_per_1k_chars"] / 8 + comm * 0.99
 
 

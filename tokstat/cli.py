@@ -496,7 +496,7 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, seq_len, as_json, **
         import json
 
         d = model_summary(m, seq_len=seq_len)
-        d.update(gpu=gpu_name, gpus=gpus, gradient_allreduce_seconds=allreduce_seconds(m, gpus, g.interconnect_gb_s))
+        d.update(gpu=gpu_name, gpus=gpus, gradient_allreduce_seconds=allreduce_seconds(m, gpus, g))
         click.echo(json.dumps(d, indent=2))
         return
     from rich.text import Text
@@ -507,8 +507,8 @@ def model_info_cmd(model_name, models_file, gpu_name, gpus, seq_len, as_json, **
     t.add_column("formula")
     for q, v, f in model_info(m, seq_len):
         t.add_row(Text(visible(q)), Text(visible(v)), Text(visible(f)))
-    t.add_row(f"gradient all-reduce, {gpus}× {gpu_name}", f"{allreduce_seconds(m, gpus, g.interconnect_gb_s):.3f} s",
-              f"2·(n−1)/n·2·params B / {g.interconnect_gb_s:g} GB/s (ring)")
+    t.add_row(f"gradient all-reduce, {gpus}× {gpu_name}", f"{allreduce_seconds(m, gpus, g):.3f} s",
+              f"2·(n−1)/n·2·params B / {g.link_gb_s_per_direction:g} GB/s each way + NCCL ring latency")
     _print(t)
 
 

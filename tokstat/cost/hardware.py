@@ -21,6 +21,18 @@ class GPU:
     fp8_tflops: float | None = None
     int8_tops: float | None = None
     precision_note: str = ""
+    link: str = "nvlink"
+
+    @property
+    def link_gb_s_per_direction(self) -> float:
+        """What a ring all-reduce sends at each way: half the bidirectional total the vendors quote."""
+        return self.interconnect_gb_s / 2
+
+    @property
+    def hop_latency_s(self) -> float:
+        """Per-step latency of a ring collective (NCCL's tuning model, ring LL protocol: NVLink 0.6 µs,
+        PCIe 1.0 µs per hop)."""
+        return (1.0 if self.link == "pcie" else 0.6) * 1e-6
 
 
 def catalogue() -> dict[str, GPU]:
@@ -33,6 +45,27 @@ def gpu(name: str) -> GPU:
     if name not in cat:
         raise TokstatError(f"unknown accelerator {name!r}", fix=f"use one of {', '.join(cat)}")
     return cat[name]
+
+
+#: fixed cost of launching one ring collective (NCCL's tuning model, ring LL base latency)
+RING_BASE_LATENCY_S = 6.6e-6
+
+
+def ring_allreduce_seconds(nbytes: float, n: int, g: GPU) -> float:
+    """One ring all-reduce of ``nbytes`` over ``n`` devices of ``g``: 2·(n−1) steps, each sending
+    nbytes/n one way (Patarasuk & Yuan 2009), at :attr:`GPU.link_gb_s_per_direction`, plus NCCL's
+    latency model: a base latency and a per-step hop latency.
+
+    >>> a100 = gpu("a100-80gb-sxm")
+    >>> round(ring_allreduce_seconds(1e9, 8, a100) * 1e3, 3)     # 1 GB over 8 GPUs at 300 GB/s each way
+    5.848
+    >>> ring_allreduce_seconds(1e9, 1, a100)
+    0.0
+    """
+    if n <= 1:
+        return 0.0
+    return (RING_BASE_LATENCY_S + 2 * (n - 1) * g.hop_latency_s
+            + 2 * (n - 1) / n * nbytes / (g.link_gb_s_per_direction * 1e9))
 
 
 def check_mfu(mfu: float) -> None:

@@ -64,5 +64,7 @@ def model_info(m: ModelConfig, seq_len: int | None = None) -> list[tuple[str, st
         ("KV cache / token (bf16)", _gib(kv_cache_bytes_per_token(m)),
          "L·(kv_lora+rope)·2 B (MLA)" if m.attention == "mla" else "2·L·h_kv·d_head·2 B"),
         ("KV cache, full context", _gib(kv_cache_bytes_per_token(m) * kv_cache_tokens(m, m.context)),
-         f"× min(context, window {m.sliding_window:,})" if m.sliding_window else "× context"),
+         (f"× context on {m.layers // m.global_every} global layers, × min(context, {m.sliding_window:,}) on the "
+          f"{m.layers - m.layers // m.global_every} local ones" if m.global_every else
+          f"× min(context, window {m.sliding_window:,})" if m.sliding_window else "× context")),
     ]

@@ -25,8 +25,12 @@ class ModelConfig:
     ``shared_experts`` always active, each with ``expert_d_ff``; the first ``dense_layers`` layers
     are dense with ``d_ff``); multi-head latent attention (``attention="mla"``: ``q_lora_rank``,
     ``kv_lora_rank``, ``qk_nope_head_dim``, ``qk_rope_head_dim``, ``v_head_dim``, DeepSeek-V2/V3);
-    ``sliding_window`` (keys attended per token, 0 = the whole context); ``qk_norm`` (per-head RMSNorm
-    on queries and keys, Qwen3)."""
+    ``sliding_window`` (keys attended per token, 0 = the whole context) on every layer, or, with
+    ``global_every`` = k, on all but every k-th layer, which attends to the whole context (Gemma 2:
+    k = 2, local and global layers alternating; Gemma 3: k = 6, five local layers to one global);
+    ``qk_norm`` (per-head RMSNorm on queries and keys, Qwen3, Gemma 3); ``norms_per_layer`` (2, or 4
+    for Gemma's norms before and after each sub-block); ``mlp`` ``gelu``, ``swiglu`` or ``geglu``
+    (gated: three matrices, as SwiGLU)."""
 
     d_model: int
     layers: int
@@ -52,7 +56,9 @@ class ModelConfig:
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
     sliding_window: int = 0
+    global_every: int = 0
     qk_norm: bool = False
+    norms_per_layer: int = 2
     seq_len: int = 0                    # pre-training sequence length (0: the context)
     seq_len_source: str = ""
     name: str = "custom"
@@ -64,7 +70,7 @@ class ModelConfig:
                 raise TokstatError(f"{f} must be positive, got {getattr(self, f)}", fix=f"pass a positive --{f.replace('_', '-')}")
         for f in ("head_dim", "experts", "experts_per_token", "shared_experts", "expert_d_ff", "dense_layers",
                   "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sliding_window",
-                  "seq_len"):
+                  "seq_len", "global_every", "norms_per_layer"):
             if getattr(self, f) < 0:
                 raise TokstatError(f"{f} must not be negative, got {getattr(self, f)}", fix=f"pass {f} >= 0")
         if not self.head_dim and self.d_model % self.heads:
@@ -73,8 +79,11 @@ class ModelConfig:
         if self.heads % self.kv_heads:
             raise TokstatError(f"kv_heads ({self.kv_heads}) do not divide heads ({self.heads})",
                                fix="grouped-query attention needs heads to be a multiple of kv_heads")
-        if self.mlp not in ("gelu", "swiglu"):
-            raise TokstatError(f"unknown mlp {self.mlp!r}", fix="use gelu or swiglu")
+        if self.mlp not in ("gelu", "swiglu", "geglu"):
+            raise TokstatError(f"unknown mlp {self.mlp!r}", fix="use gelu, swiglu or geglu")
+        if self.global_every and not self.sliding_window:
+            raise TokstatError("global_every needs a sliding_window (the local layers' window)",
+                               fix="give sliding_window, or drop global_every")
         if self.attention not in ("mha", "mla"):
             raise TokstatError(f"unknown attention {self.attention!r}", fix="use mha (incl. GQA/MQA) or mla")
         if self.attention == "mla" and not (self.kv_lora_rank and self.qk_nope_head_dim and self.v_head_dim):
@@ -99,6 +108,21 @@ class ModelConfig:
     @property
     def d_v(self) -> int:
         return self.v_head_dim if self.attention == "mla" else self.d_head
+
+    @property
+    def layer_windows(self) -> list[tuple[int, int]]:
+        """``[(layers, window), ...]``: how many layers attend through which window (0 = the whole
+        context).
+
+        >>> ModelConfig(8, 6, 2, 2, 8, 10, 64, sliding_window=16, global_every=3).layer_windows
+        [(4, 16), (2, 0)]
+        """
+        if not self.sliding_window:
+            return [(self.layers, 0)]
+        if not self.global_every:
+            return [(self.layers, self.sliding_window)]
+        g = self.layers // self.global_every
+        return [(self.layers - g, self.sliding_window), (g, 0)]
 
     @property
     def moe_layers(self) -> int:
@@ -202,8 +226,8 @@ def attention_params(m: ModelConfig) -> int:
 
 
 def mlp_params(m: ModelConfig, d_ff: int) -> int:
-    """One feed-forward block of width ``d_ff``: 3·d·d_ff (SwiGLU) or 2·d·d_ff (GELU)."""
-    return (3 if m.mlp == "swiglu" else 2) * m.d_model * d_ff
+    """One feed-forward block of width ``d_ff``: 3·d·d_ff (gated: SwiGLU, GeGLU) or 2·d·d_ff (GELU)."""
+    return (3 if m.mlp in ("swiglu", "geglu") else 2) * m.d_model * d_ff
 
 
 def moe_params(m: ModelConfig, active: bool = False) -> int:
@@ -214,14 +238,15 @@ def moe_params(m: ModelConfig, active: bool = False) -> int:
 
 
 def layer_params(m: ModelConfig, moe: bool = False, active: bool = False) -> int:
-    """One block: attention, the MLP (dense, or a mixture of experts), two norms (2·d; GPT-2
-    LayerNorm also has biases, 4·d) and, for GPT-2-style models, the linear biases."""
+    """One block: attention, the MLP (dense, or a mixture of experts), ``norms_per_layer`` norms
+    (2·d; Gemma 4·d; GPT-2 LayerNorm also has biases, 4·d) and, for GPT-2-style models, the linear
+    biases."""
     d = m.d_model
     ffn = moe_params(m, active) if moe else mlp_params(m, m.d_ff)
     if m.pos == "learned":  # GPT-2/3: biases on every linear layer and LayerNorm weights + biases
         kv = m.kv_heads * m.d_head
         return attention_params(m) + ffn + (d + 2 * kv + d) + (m.d_ff + d) + 4 * d
-    return attention_params(m) + ffn + 2 * d
+    return attention_params(m) + ffn + m.norms_per_layer * d
 
 
 def non_embedding_params(m: ModelConfig, active: bool = False) -> int:
@@ -243,19 +268,28 @@ def active_params(m: ModelConfig) -> int:
 
 
 def attended_keys(m: ModelConfig, context: int, causal: bool = True) -> float:
-    """Mean number of keys a token attends to in a sequence of ``context`` tokens: (s+1)/2 with a
-    causal mask (token t sees t keys), s without; a sliding window w caps each at w.
+    """Mean number of keys a token attends to in a sequence of ``context`` tokens, over the layers:
+    (s+1)/2 with a causal mask (token t sees t keys), s without; a sliding window w caps each at w
+    on the layers that have it (:attr:`ModelConfig.layer_windows`).
 
     >>> m = model_config("mistral-7b")
     >>> attended_keys(m, 4), attended_keys(m, 4, causal=False)
-    (2.5, 4)
+    (2.5, 4.0)
+    >>> g = model_config("gemma2-9b")      # half the layers local (4,096), half global
+    >>> attended_keys(g, 8192, causal=False) == (4096 + 8192) / 2
+    True
     """
-    s, w = context, m.sliding_window
-    if not causal:
-        return min(s, w) if w else s
-    if not w or w >= s:
-        return (s + 1) / 2
-    return (w * (w + 1) / 2 + (s - w) * w) / s
+    s = context
+    total = 0.0
+    for n, w in m.layer_windows:
+        if not causal:
+            k = min(s, w) if w else s
+        elif not w or w >= s:
+            k = (s + 1) / 2
+        else:
+            k = (w * (w + 1) / 2 + (s - w) * w) / s
+        total += n * k
+    return total / m.layers
 
 
 def attention_flops_per_token(m: ModelConfig, context: int | None = None, causal: bool = True) -> float:
@@ -382,16 +416,20 @@ def kv_cache_bytes_per_token(m: ModelConfig, dtype: str = "bf16") -> float:
 
 
 def kv_cache_tokens(m: ModelConfig, context: float) -> float:
-    """Tokens whose keys and values are held for a sequence of ``context``: a sliding window keeps w."""
-    return min(context, m.sliding_window) if m.sliding_window else context
+    """Tokens whose keys and values are held for a sequence of ``context``, per layer on average: a
+    layer with a sliding window keeps w, a global layer all of them (:attr:`ModelConfig.layer_windows`)."""
+    return sum(n * (min(context, w) if w else context) for n, w in m.layer_windows) / m.layers
 
 
-def tp_allreduce_seconds(m: ModelConfig, tokens: float, gpus: int, bandwidth_gb_s: float) -> float:
-    """Tensor-parallel serving over ``gpus``: two all-reduces of the activations (tokens·d bf16)
-    per layer (after attention and after the MLP; Shoeybi et al. 2019), ring cost 2·(n−1)/n."""
+def tp_allreduce_seconds(m: ModelConfig, tokens: float, gpus: int, g) -> float:
+    """Tensor-parallel serving over ``gpus`` of accelerator ``g``: two all-reduces of the
+    activations (tokens·d bf16) per layer (after attention and after the MLP; Shoeybi et al. 2019),
+    each a ring all-reduce with its latency (:func:`~tokstat.cost.hardware.ring_allreduce_seconds`)."""
+    from .hardware import ring_allreduce_seconds
+
     if gpus <= 1:
         return 0.0
-    return 2 * m.layers * 2 * (gpus - 1) / gpus * tokens * m.d_model * 2 / (bandwidth_gb_s * 1e9)
+    return 2 * m.layers * ring_allreduce_seconds(tokens * m.d_model * 2, gpus, g)
 
 
 def inference_weight_bytes(m: ModelConfig, dtype: str = "bf16") -> float:
@@ -424,9 +462,10 @@ def decode_step_bytes(m: ModelConfig, batch: int, context: float, weights: str =
             + batch * kv_cache_bytes_per_token(m, kv_dtype) * kv_cache_tokens(m, context))
 
 
-def allreduce_seconds(m: ModelConfig, gpus: int, bandwidth_gb_s: float, dtype: str = "bf16") -> float:
-    """Ring all-reduce of the gradients: each GPU sends and receives 2·(n−1)/n · bytes
-    (Patarasuk & Yuan 2009) over its link of ``bandwidth_gb_s`` GB/s."""
-    if gpus <= 1:
-        return 0.0
-    return 2 * (gpus - 1) / gpus * total_params(m) * BYTES[dtype] / (bandwidth_gb_s * 1e9)
+def allreduce_seconds(m: ModelConfig, gpus: int, g, dtype: str = "bf16") -> float:
+    """Ring all-reduce of the gradients (all parameters at ``dtype``) over ``gpus`` of accelerator
+    ``g`` (:func:`~tokstat.cost.hardware.ring_allreduce_seconds`: per-direction bandwidth and NCCL's
+    latency model)."""
+    from .hardware import ring_allreduce_seconds
+
+    return ring_allreduce_seconds(total_params(m) * BYTES[dtype], gpus, g)

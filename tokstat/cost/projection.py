@@ -51,7 +51,7 @@ def prefill_seconds(m: ModelConfig, g: GPU, *, batch: int, seq: int, mfu: float,
     kv = kv_cache_bytes_per_token(m, kv_dtype)
     t, bound = _roofline(batch * seq * forward_flops_per_token(m, context=seq),
                          inference_weight_bytes(m, weights) + batch * seq * kv, g, gpus, mfu, mbu)
-    return t + tp_allreduce_seconds(m, batch * seq, gpus, g.interconnect_gb_s), bound
+    return t + tp_allreduce_seconds(m, batch * seq, gpus, g), bound
 
 
 def decode_step_seconds(m: ModelConfig, g: GPU, *, batch: int, context: int, mfu: float, mbu: float, gpus: int = 1,
@@ -60,7 +60,7 @@ def decode_step_seconds(m: ModelConfig, g: GPU, *, batch: int, context: int, mfu
     one token's forward FLOPs each and the bytes of the weights and the batch's KV caches read."""
     t, bound = _roofline(decode_step_flops(m, batch, context), decode_step_bytes(m, batch, context, weights, kv_dtype),
                          g, gpus, mfu, mbu)
-    return t + tp_allreduce_seconds(m, batch, gpus, g.interconnect_gb_s), bound
+    return t + tp_allreduce_seconds(m, batch, gpus, g), bound
 
 
 def serving(tpc: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: float, price: float, batch: int,
@@ -78,7 +78,7 @@ def serving(tpc: float, m: ModelConfig, g: GPU, *, gpus: int, mfu: float, mbu: f
     ``weights`` and ``kv_dtype`` are the two precisions."""
     kv = kv_cache_bytes_per_token(m, kv_dtype)
     w = inference_weight_bytes(m, weights)
-    comm = g.interconnect_gb_s
+    comm = g
     t = 1000 * tpc                           # tokens in 1,000 characters
     prefill, pb = _roofline(t * forward_flops_per_token(m, context=max(int(t), 1)), w + t * kv, g, gpus, mfu, mbu)
     prefill += tp_allreduce_seconds(m, t, gpus, comm)

@@ -609,6 +609,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
            f"tp {tp} × pp {pp} × dp {gpus // (tp * pp)}, ZeRO-{zero}, {recompute} recompute, micro-batch {micro_batch}"
            f" × {cdf['seq_len'][0]:,}-token sequences"
            f" ({'fits' if (cdf['train_fits'] == 'fits').all() else 'does not fit'} in {gpu_name} memory); serving: "
+           f"one tensor-parallel replica over all {gpus} GPU(s) (--tp/--pp set the training layout only), "
            f"weights {weight_dtype}, KV {kv_dtype}, requests of {prompt_chars:g} + {output_chars:g} pivot-language characters' "
            f"content, batch {batch}")
     if not (cdf["train_fits"] == "fits").all():

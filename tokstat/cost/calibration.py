@@ -64,3 +64,51 @@ def default_mfu(gpu_name: str, precision: str = "bf16") -> tuple[float, str]:
         return UNCALIBRATED_MFU, f"uncalibrated: no published {precision} run on {gen or gpu_name}"
     mfu = sum(r["flops"] for r in rs) / sum(r["gpu_hours"] * 3600 * r["peak_tflops"] * 1e12 for r in rs)
     return round(mfu, 3), f"calibrated: {gen} {precision} runs {', '.join(r['run'] for r in rs)} (pooled)"
+
+
+#: the runs of the leave-one-out validation (docs/cost-model.md)
+VALIDATION_RUNS = ("llama2-7b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-405b", "deepseek-v3")
+
+
+def leave_one_out(names=VALIDATION_RUNS) -> list[dict]:
+    """Validate the MFU honestly: for each run, an MFU calibrated on the *other* runs only (pooled
+    FLOPs-weighted, as :func:`default_mfu` pools; each MFU is a share of its own run's dense peak),
+    the GPU-hours that predicts for the held-out run, and the error against its published hours.
+    Two calibrations: ``all`` (every other run) and ``same`` (the other runs of its generation and
+    precision, None where there is none — the situation of the default for a new generation)."""
+    rs = {r["run"]: r for r in runs() if r["run"] in names and r["gpu_hours"]}
+    out = []
+
+    def pooled(others):
+        return (sum(o["flops"] for o in others) / sum(o["gpu_hours"] * 3600 * o["peak_tflops"] * 1e12 for o in others)
+                if others else None)
+
+    for name in names:
+        r = rs[name]
+        row = {"run": name, "gpu": r["gpu"], "precision": r["precision"], "published_gpu_hours": r["gpu_hours"],
+               "implied_mfu": r["implied_mfu"]}
+        for key, others in (("all", [o for k, o in rs.items() if k != name]),
+                            ("same", [o for k, o in rs.items() if k != name and o["generation"] == r["generation"]
+                                      and o["precision"] == r["precision"]])):
+            mfu = pooled(others)
+            hours = r["flops"] / (mfu * r["peak_tflops"] * 1e12 * 3600) if mfu else None
+            row[f"mfu_{key}"] = mfu
+            row[f"predicted_gpu_hours_{key}"] = hours
+            row[f"error_{key}"] = hours / r["gpu_hours"] - 1 if hours else None
+            row[f"calibrated_on_{key}"] = [o["run"] for o in others]
+        out.append(row)
+    return out
+
+
+def leave_one_out_markdown() -> str:
+    """The table of docs/cost-model.md (a test checks that the docs hold exactly this)."""
+    lines = ["| held-out run | GPU | implied MFU | MFU from the other 5 | predicted / published GPU-hours | error "
+             "| MFU from its generation | error |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in leave_one_out():
+        same = (f"{r['mfu_same']:.1%} ({', '.join(r['calibrated_on_same'])}) | {r['error_same']:+.0%}"
+                if r["mfu_same"] else "none | –")
+        lines.append(f"| {r['run']} | {r['gpu']} {r['precision']} | {r['implied_mfu']:.1%} | {r['mfu_all']:.1%} | "
+                     f"{r['predicted_gpu_hours_all'] / 1e6:.2f}M / {r['published_gpu_hours'] / 1e6:.2f}M | "
+                     f"{r['error_all']:+.0%} | {same} |")
+    return "\n".join(lines)

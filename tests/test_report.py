@@ -32,7 +32,7 @@ from tokstat.vocabplan import vocab_plan
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 README_CHARTS = {"premium", "tokens_per_char", "continued_words", "split_chars", "segment_premium", "segment_tokens",
-                 "cost_multiplier", "vocab_plan", "sweep", "allocation"}
+                 "serving_multiplier", "vocab_plan", "sweep", "allocation"}
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def readme_report(tmp_path_factory):
     d = tmp_path_factory.mktemp("readme")
     out, png = d / "report.html", d / "charts"
     assert main(["report", "--corpus", "sample", "-t", "tiktoken:cl100k_base", "-t", "train:bpe:8000",
-                 "--sweep", "bpe:2000,4000,8000", "--mix", "zh=0.5,en=0.5", "--model", "llama2-7b",
+                 "--sweep", "bpe:1000,2000,4000,8000", "--mix", "zh=0.5,en=0.5", "--model", "llama2-7b",
                  "--gpu", "h100-sxm", "--out", str(out), "--png", str(png), "--quiet"]) == 0
     return out, png
 
@@ -51,7 +51,7 @@ def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("results")
     cmp, segs = compare("sample", ["train:bpe:1500", "train:spm-unigram:2000", "tiktoken:cl100k_base"], n_boot=200,
                         return_segments=True, segments_text=True)
-    sw = sweep("sample", "bpe", [800, 1200, 1600], n_boot=200)
+    sw = sweep("sample", "bpe", [800, 1200, 1600, 2400], n_boot=200)
     m, g = preset("llama2-7b"), gpu("h100-sxm")
     paths = {"compare": d / "compare.parquet", "segments": d / "segments.parquet", "sweep": d / "sweep.csv",
              "cost": d / "cost.json", "sweep_cost": d / "sweep_cost.parquet"}
@@ -78,7 +78,7 @@ def test_readme_report_answers_and_charts(readme_report):
     assert set(_charts(page)) == README_CHARTS
     ans = _answers(page)
     assert set(ans) == {"tokenizer", "cost", "vocab"}
-    vocab = int(re.search(r"([\d,]+) tokens for llama2-7b", ans["vocab"]).group(1).replace(",", ""))
+    vocab = int(re.match(r"([\d,]+)", ans["vocab"]).group(1).replace(",", ""))
     assert 1_000 <= vocab <= 1_000_000 and vocab % 128 == 0          # a real size, rounded to tiles
     for sec in ("tokenizers", "cost", "vocabulary", "distributions", "worst", "view", "assumptions"):
         assert f'id="{sec}"' in page, sec
@@ -96,11 +96,16 @@ def test_answers_equal_the_tables(files, tmp_path):
     ans = _answers(page)
     c = t["compare"]
     bad = set(c.filter((pl.col("unk_rate") > MAX_UNK) | (pl.col("roundtrip_rate") < 1))["tokenizer"].to_list())
-    score = {tok: sum(0.5 * g.filter(pl.col("language") == lang)["tokens_per_char"][0] for lang in ("zh", "en"))
-             for (tok,), g in c.group_by("tokenizer") if tok not in bad}
+    # half the content in each language: tokens of that content / its characters, with characters per
+    # unit of content = premium / tokens per character (the same parallel text, counted per tokenizer)
+    def tokens_per_char_of_mix(g):
+        r = {lang: g.filter(pl.col("language") == lang).row(0, named=True) for lang in ("zh", "en")}
+        return (sum(0.5 * x["premium"] for x in r.values())
+                / sum(0.5 * x["premium"] / x["tokens_per_char"] for x in r.values()))
+    score = {tok: tokens_per_char_of_mix(g) for (tok,), g in c.group_by("tokenizer") if tok not in bad}
     best = min(score, key=lambda k: (score[k], k))
     assert ans["tokenizer"].startswith(f"{best}: the fewest tokens for this mix ({score[best]:.3f} tokens per "
-                                      "character of zh 50%, en 50%"), ans["tokenizer"]
+                                      "character of the mix: content zh 50% · en 50% = characters zh "), ans["tokenizer"]
     zh = c.filter((pl.col("tokenizer") == best) & (pl.col("language") == "zh")).row(0, named=True)
     assert f"{zh['premium']:.2f}× the en tokens in zh (95 % CI {zh['premium_ci_low']:.2f}–{zh['premium_ci_high']:.2f})" \
         in ans["tokenizer"]
@@ -108,7 +113,9 @@ def test_answers_equal_the_tables(files, tmp_path):
     assert f"({k['cost_multiplier']:.2f}×)" in ans["cost"] and f"({k['serving_multiplier']:.2f}×)" in ans["cost"]
     m = preset("llama2-7b")
     plan = vocab_plan(t["sweep"], n_nv=non_embedding_params(m), d_model=m.d_model, mix={"zh": 0.5, "en": 0.5})
-    assert f"{plan.recommended_vocab_size:,} tokens for llama2-7b" in ans["vocab"]
+    assert ans["vocab"].startswith(f"{plan.answer_text()} tokens for llama2-7b"), ans["vocab"]
+    assert plan.flat_region[0] <= plan.recommended_vocab_size <= plan.flat_region[1]
+    assert "cheapest" not in page              # one vocabulary answer per page: the cost per size is not another
     assert "segment_premium" in _charts(page) and "worst" in page     # the segments file was used
 
 
@@ -312,8 +319,9 @@ def pud_report(tmp_path_factory, shared_module):
 def test_pud_report_answers(pud_report):
     page = pud_report.read_text()
     ans = _answers(page)
-    assert re.search(r"the fewest tokens for this mix \([\d.]+ tokens per character of en \d+%, zh \d+%, "
-                     r"ja \d+%, ko \d+%", ans["tokenizer"]), ans["tokenizer"]
+    assert re.search(r"the fewest tokens for this mix \([\d.]+ tokens per character of the mix: content en 25% · "
+                     r"zh 25% · ja 25% · ko 25% = characters en \d+% · zh \d+% · ja \d+% · ko \d+%", ans["tokenizer"]), \
+        ans["tokenizer"]
     best = ans["tokenizer"].split(":")[0]
     assert "t5" not in best and "bert" not in best
     lossy = ans["tokenizer"].split("Not recommended, as they lose text:")[1]
@@ -390,3 +398,109 @@ def test_report_without_a_pivot(tmp_path):
     best = min(score, key=score.get)
     assert _answers(page)["tokenizer"].startswith(f"{best}: the fewest tokens for this mix ({score[best]:.3f}")
     assert "premium" not in _charts(page) and "×" not in _answers(page)["tokenizer"]
+
+
+# ---------------------------------------------------------------- the charts' layout, checked on the figures
+
+def _sweep_like(langs=("en", "ja", "ko", "zh"), sizes=(8000, 16000, 32000, 48000, 64000)):
+    rows = []
+    for i, lang in enumerate(langs):
+        for k, v in enumerate(sizes):
+            # ja and ko nearly equal: their end labels would sit on one another
+            y = 0.9 - 0.05 * k + (0.001 if lang == "ko" else 0) + (0.3 if lang == "en" else 0) + 0.02 * i
+            rows.append({"vocab_size": v, "language": lang, "tokens_per_char": y, "premium": 1 + 0.1 * i})
+    return pl.DataFrame(rows)
+
+
+def _label_boxes(ax):
+    from matplotlib.text import Text
+
+    ax.figure.canvas.draw()
+    r = ax.figure.canvas.get_renderer()
+    return {t.get_text(): Text.get_window_extent(t, r) for t in ax.texts}     # the text, not its leader line
+
+
+def test_line_end_labels_never_overlap_and_ticks_never_collide():
+    from tokstat.report.charts import sweep_curves
+
+    fig = sweep_curves(_sweep_like())
+    for ax in fig.axes:
+        boxes = _label_boxes(ax)
+        assert set(boxes) == {"en", "ja", "ko", "zh"}
+        names = sorted(boxes)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                assert not boxes[a].overlaps(boxes[b]), (a, b)
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        assert "32k" in labels and "48k" not in labels and "64k" in labels   # 48k would touch 32k
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_a_language_has_one_colour_in_every_chart():
+    """As the page draws them: the sweep with every language in the table's order, the histograms
+    with the non-pivot languages first (another order), both from one mapping by language code."""
+    import matplotlib.colors as mc
+    import matplotlib.pyplot as plt
+
+    from tokstat.report.charts import histograms, language_colours, sweep_curves
+
+    colours = language_colours(["zh", "ko", "ja", "en"])
+    assert colours == language_colours(["en", "ja", "ko", "zh"])       # the order given never matters
+    fig = sweep_curves(_sweep_like(), colours)
+    seen = {t.get_text(): mc.to_hex(t.get_color()) for t in fig.axes[0].texts}
+    segs = pl.DataFrame({"tokenizer": ["t"] * 6, "language": ["zh", "zh", "ko", "ko", "en", "en"],
+                         "chars": [5] * 6, "tokens": [3, 4, 5, 6, 2, 3]})
+    fig2 = histograms(segs, "t", ["zh", "ko", "en"], colours)        # a subset, in another order
+    hist = {p.get_label().split(" ")[0]: mc.to_hex(p.get_edgecolor()) for p in fig2.axes[0].patches}
+    for lang in ("en", "ko", "zh"):
+        assert seen[lang] == hist[lang] == colours[lang], lang
+    plt.close(fig)
+    plt.close(fig2)
+
+
+def test_lossy_tokenizers_are_drawn_last_and_marked():
+    import matplotlib.pyplot as plt
+
+    from tokstat.report.charts import bars
+
+    df = pl.DataFrame({"tokenizer": ["good/a", "lossy/t5", "good/b"], "language": ["zh"] * 3,
+                       "premium": [1.5, 0.6, 1.2]})       # the lossy one has the "best" value
+    fig = bars(df, "premium", "premium", languages=["zh"], bad={"lossy/t5"})
+    ax = fig.axes[0]
+    labels = {t.get_text(): y for t, y in zip(ax.get_yticklabels(), ax.get_yticks())}
+    assert labels["lossy/t5 ⚠"] == min(labels.values())          # the bottom row, marked
+    assert labels["good/b"] > labels["good/a"]                      # the others sorted, lowest on top
+    plt.close(fig)
+
+
+def test_extrapolated_stretches_of_the_plan_curves_are_dashed():
+    import matplotlib.pyplot as plt
+
+    from tokstat.report.charts import plan_curves
+
+    m = preset("llama2-7b")
+    sw = _sweep_like(("en", "zh"), (2000, 4000, 8000, 16000))
+    plan = vocab_plan(sw, n_nv=non_embedding_params(m), d_model=m.d_model)
+    fig = plan_curves(plan, sw)
+    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) > 10]     # not the recommendation's rule
+    solid = [ln for ln in lines if ln.get_linestyle() == "-" and np.isfinite(ln.get_xdata()).any()]
+    dashed = [ln for ln in lines if ln.get_linestyle() == "--" and np.isfinite(ln.get_xdata()).any()]
+    assert len(dashed) >= 3 and len(solid) >= 3                     # en, zh and the mix: fitted and extrapolated
+    for ln in solid:
+        x = np.asarray(ln.get_xdata(), dtype=float)
+        x = x[np.isfinite(x)]
+        if len(x) > 10:
+            assert x.min() >= 2000 * 0.99 and x.max() <= 16000 * 1.01    # solid only over the swept sizes
+    plt.close(fig)
+
+
+def test_the_cost_table_neither_duplicates_the_premium_nor_clips_its_reasons():
+    from tokstat.report.page import COST_COMPACT, table
+
+    assert "premium" not in [c for c, _ in COST_COMPACT]
+    df = pl.DataFrame({"tokenizer": ["hf/some-long-name-v2"], "language": ["zh"], "dollars": [1.0],
+                       "not_recommended_because": ["unknown tokens on 12% of characters (over 1.0%): it loses text"]})
+    html = str(table(df, COST_COMPACT))
+    assert '<td class="why">' in html and "hf/<wbr>some-long-name-v2<wbr>" in html

@@ -68,6 +68,18 @@ def _char_shares(rows: list[dict], mix) -> dict[str, float] | None:
         return None
 
 
+def _mix_words(rows: dict, mix, w: dict[str, float]) -> str:
+    """The mix in words, as stated and converted (``content en 50% · zh 50% = characters en 75% ·
+    zh 25% = …``), through the recommended tokenizer's premiums."""
+    from ..mix import amounts_from_results, equal
+
+    m = mix or equal(list(w))
+    try:
+        return m.conversion(amounts_from_results(list(rows.values())))
+    except TokstatError:
+        return "characters " + " · ".join(f"{k} {v:.0%}" for k, v in w.items())
+
+
 def weights(c: pl.DataFrame, mix) -> dict[str, float]:
     """The language mix the tokenizer is chosen for, as character shares (of the first tokenizer
     that measures every mix language; a mix in tokens converts per tokenizer, :func:`ranking`)."""
@@ -136,11 +148,11 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
         if rank.height:
             best = rank["tokenizer"][0]
             rows = {r["language"]: r for r in c.filter(pl.col("tokenizer") == best).iter_rows(named=True)}
-            mixs = ", ".join(f"{k} {v:.0%}" for k, v in w.items())
+            mixs = _mix_words(rows, extras.get("mix"), w)
             nxt = h("; next: {} {:.3f}", rank["tokenizer"][1], rank["score"][1]) if rank.height > 1 else ""
             parts = [h("{:.2f}× the {} tokens in {}{}", rows[lang]["premium"], pivot, lang, _ci(rows[lang]))
                      for lang in rows if pivot is not None and lang != pivot and rows[lang]["premium"] is not None]
-            text = h("<b>{}</b>: the fewest tokens for this mix ({:.3f} tokens per character of {}{}) among {} "
+            text = h("<b>{}</b>: the fewest tokens for this mix ({:.3f} tokens per character of the mix: {}{}) among {} "
                      "reliable tokenizer(s){}.{}", best, rank["score"][0], mixs, nxt, rank.height,
                      h("; for the same content it needs {}", join("; ", parts)) if parts else "", left)
             nums = {f"premium:{lang}": rows[lang]["premium"] for lang in rows

@@ -72,6 +72,7 @@ def end_labels(ax, items, gap_pt: float = FONT * 1.25) -> None:
     if not items:
         return
     ax.autoscale_view()                   # the data limits the labels are placed against
+    ax.figure.canvas.draw()               # and the final layout (constrained layout resizes the axes)
     to_pt = 72.0 / ax.figure.dpi
     ys = [ax.transData.transform((x, y))[1] * to_pt for x, y, _, _ in items]
     placed, last = {}, -1e9
@@ -161,14 +162,14 @@ def boxes(segs: pl.DataFrame, value: str, xlabel: str, *, languages: list[str], 
     return fig
 
 
-def histograms(segs: pl.DataFrame, tokenizer: str, languages: list[str]):
+def histograms(segs: pl.DataFrame, tokenizer: str, languages: list[str], colours: dict | None = None):
     """Tokens per segment under ``tokenizer``, one step histogram per language on shared bins."""
     plt = _plt()
     d = segs.filter((pl.col("tokenizer") == tokenizer) & (pl.col("chars") > 0))
     fig, ax = plt.subplots(figsize=(WIDTH, 3.0), layout="constrained")
     vals = d["tokens"].to_numpy()
     bins = np.histogram_bin_edges(vals, bins=min(40, max(5, int(np.sqrt(len(vals))))))
-    colours = language_colours(languages)
+    colours = colours or language_colours(languages)
     for lang in languages:
         x = d.filter(pl.col("language") == lang)["tokens"].to_numpy()
         if len(x):
@@ -203,12 +204,12 @@ def _log_sizes(ax, sizes) -> None:
     ax.set_xticks(sizes, [f"{s / 1000:g}k" if s >= 1000 else str(s) for s in sizes])
 
 
-def sweep_curves(df: pl.DataFrame):
+def sweep_curves(df: pl.DataFrame, colours: dict | None = None):
     """Tokens per character and premium against vocabulary size, a line per language labelled at its end."""
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.0), layout="constrained")
     langs = df["language"].unique(maintain_order=True).to_list()
-    colours = language_colours(langs)
+    colours = colours or language_colours(langs)
     sizes = sorted(set(df["vocab_size"].to_list()))
     for ax, col, label in ((axes[0], "tokens_per_char", "tokens per character"), (axes[1], "premium", "premium")):
         ends = []
@@ -225,7 +226,7 @@ def sweep_curves(df: pl.DataFrame):
     return fig
 
 
-def plan_curves(plan, sweep: pl.DataFrame | None):
+def plan_curves(plan, sweep: pl.DataFrame | None, colours: dict | None = None):
     """Training FLOPs for the same text against vocabulary size, relative to the least, per language
     and for the mix; the recommendation and the flat region marked."""
     from ..vocabplan import TAO_ABC, V_MIN, Curve, mix_curve
@@ -238,7 +239,7 @@ def plan_curves(plan, sweep: pl.DataFrame | None):
     elif plan.mix_chars and len(plan.mix_chars) > 1:
         curves["mix"] = mix_curve({k: v for k, v in curves.items() if k in plan.mix_chars}, plan.mix_chars)
     fig, ax = plt.subplots(figsize=(WIDTH, 3.2), layout="constrained")
-    colours = language_colours([k for k in curves if k != "mix"])
+    colours = colours or language_colours([k for k in curves if k != "mix"])
     ax.set_ylim(0.97, 1.3)
     ax.set_xscale("log")
     labels = []

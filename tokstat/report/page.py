@@ -10,7 +10,8 @@ import polars as pl
 from .._version import __version__
 from ..fmt import fmt, with_interval
 from .answers import Answer, Verdict, answers, assumptions, verdict
-from .charts import Chart, allocation_chart, bars, boxes, histograms, plan_curves, svg, sweep_curves
+from .charts import (Chart, allocation_chart, bars, boxes, histograms, language_colours, plan_curves, svg,
+                     sweep_curves)
 from ..markup import Markup, h, join, trusted
 
 CSS = """
@@ -138,6 +139,10 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
 
     parts = []
     c = sec.get("compare")
+    # one colour per language in every chart of the section (each draws its own subset, in its own order)
+    colours = language_colours({lang for k in ("compare", "sweep", "segments") if sec.get(k) is not None
+                                for lang in sec.get(k)["language"].unique().to_list()}
+                               | set((extras.get("plan").fit if extras.get("plan") is not None else {})))
     bad: set[str] = set()
     best = None
     pivot = None
@@ -195,7 +200,7 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                                       "median). Its mean is the mean-of-ratios premium (TokSuite)."))
             if best is not None:
                 dist.append(Chart(f"{prefix}segment_tokens", "Tokens per segment",
-                                  histograms(seg, best, langs),
+                                  histograms(seg, best, langs, colours),
                                   f"Tokens per segment under {best} (the recommended tokenizer), per language."))
             figs.extend(dist)
             parts.append(_charts(dist))
@@ -229,11 +234,11 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
             parts.append(h('<p class="note">{}</p><p class="note">Train it: <code>{}</code></p>',
                            join("<br>", plan.assumptions + plan.warnings), plan.training_command))
             new.append(Chart(f"{prefix}vocab_plan", "Training FLOPs against vocabulary size",
-                             plan_curves(plan, sw),
+                             plan_curves(plan, sw, colours),
                              "Training FLOPs for the same text, 6·(N + V·d)·tokens, relative to the least, per "
                              "language and for the mix; shaded: within 1 %; dashed: the recommendation."))
         if sw is not None:
-            new.append(Chart(f"{prefix}sweep", "Vocabulary-size sweep", sweep_curves(sw),
+            new.append(Chart(f"{prefix}sweep", "Vocabulary-size sweep", sweep_curves(sw, colours),
                              "Held-out tokens per character and premium at each swept size."))
             parts.append(table(sw.sort("language", "vocab_size"), SWEEP_COMPACT) + full(sw, "sweep"))
         alloc = extras.get("allocation")

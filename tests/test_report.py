@@ -504,3 +504,25 @@ def test_the_cost_table_neither_duplicates_the_premium_nor_clips_its_reasons():
                        "not_recommended_because": ["unknown tokens on 12% of characters (over 1.0%): it loses text"]})
     html = str(table(df, COST_COMPACT))
     assert '<td class="why">' in html and "hf/<wbr>some-long-name-v2<wbr>" in html
+
+
+def test_the_vocabulary_answer_is_reconciled_with_the_recommended_tokenizer():
+    """What the recommended tokenizer and the recommended size each cost on the same mix: the
+    tokenizer's tokens per character of the mix (its rows, the plan's character shares) against the
+    plan's fitted curve at its answer, and the embedding tables' size ratio."""
+    from tokstat.report.answers import verdict, vocab_answer
+
+    m = preset("llama2-7b")
+    sw = _sweep_like(("en", "zh"), (2000, 4000, 8000, 16000, 32000))
+    plan = vocab_plan(sw, n_nv=non_embedding_params(m), d_model=m.d_model)
+    c = pl.DataFrame({"tokenizer": ["big/t", "big/t"], "language": ["en", "zh"], "tokens_per_char": [0.22, 1.05],
+                      "premium": [1.0, 1.5], "vocab_size": [128000, 128000], "unk_rate": [0.0, 0.0],
+                      "roundtrip_rate": [1.0, 1.0]})
+    a = vocab_answer(plan, "llama2-7b", c=c, v=verdict(c, None))
+    theirs = sum(w * {"en": 0.22, "zh": 1.05}[k] for k, w in plan.mix_chars.items())
+    ours = float(plan.curve()(plan.recommended_vocab_size))
+    assert a.numbers["tokenizer_tpc"] == pytest.approx(theirs) and a.numbers["plan_tpc"] == pytest.approx(ours)
+    text = str(a.html)
+    assert "Against <b>big/t</b> (128,000 tokens)" in text
+    assert f"{abs(1 - theirs / ours):.0%} {'fewer' if theirs < ours else 'more'} tokens" in text
+    assert f"{128000 / plan.recommended_vocab_size:.1f}× as large" in text

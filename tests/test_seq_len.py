@@ -90,7 +90,10 @@ def test_cost_cli_says_the_sequence_length(tmp_path, capsys):
     _results().write_csv(p)
     assert main(["cost", "--results", str(p), "--model", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "8",
                  "--train-tokens", "1e12", "--seq-len", "4096"]) == 0
-    assert "4,096-token sequences" in capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())
+    assert "4,096-token sequences" in out
+    # serving is one tensor-parallel replica over all the GPUs, whatever --tp/--pp say: stated
+    assert "serving: one tensor-parallel replica over all 8 GPU(s) (--tp/--pp set the training layout only)" in out
     assert main(["cost", "--results", str(p), "--model", "llama3-8b", "--gpu", "h100-sxm", "--seq-len", "100000"]) == 2
 
 

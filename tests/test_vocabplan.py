@@ -275,13 +275,16 @@ def test_the_plan_mix_is_content_converted_through_the_premiums():
         vocab_plan(sw, n_nv=6.5e9, d_model=4096, mix={"en": 0.5, "zh": 0.5}, mix_unit="tokens")
 
 
-def test_a_language_optimum_past_the_search_is_shown_capped():
-    still_falling = Curve(0.0, -0.05, 1.2)   # linear in ln V: falls all the way to the cap
-    sw = _sweep_rows({"en": lambda v: max(float(still_falling(v)), 0.0)}, [2000, 4000, 8000, 16000])
-    p = vocab_plan(sw, n_nv=1e12, d_model=16384)
-    if "en" in p.capped:
-        assert p.size_text("en").startswith("≥ ") and "(capped)" in p.size_text("en")
-        assert any("capped" in w for w in p.warnings)
+def test_an_optimum_past_the_search_is_shown_capped():
+    """A curve still falling steeply at the largest sizes and a 100B model: the optimum lies past the
+    1,000,000 searched; the size is shown as a bound, never as a plain number."""
+    sw = _sweep_rows({"en": lambda v: max(1.5 - 0.1 * math.log(v / 1000), 0.01)}, [2000, 4000, 8000, 16000])
+    p = vocab_plan(sw, n_nv=1e11, d_model=int(tao_d(1e11)))
+    assert p.capped == ["en"] and p.size_text("en") == "≥ 999,936 (capped)"
+    assert any("capped" in w for w in p.warnings)
+    assert p.answer_text().startswith("≥ 999,936") and any(m.startswith("capped") for m in p.marks)
+    modest = vocab_plan(sw, n_nv=1e10, d_model=int(tao_d(1e10)))
+    assert not modest.capped and "≥" not in modest.answer_text()
 
 
 def test_serving_aware_variant_uses_the_cost_model():

@@ -324,7 +324,7 @@ class Plan:
 
     def answer_text(self) -> str:
         """``"23,296 (90% interval 18,048–30,720) [above what the data supports]"``."""
-        s = f"{self.recommended_vocab_size:,}"
+        s = ("≥ " if any(m.startswith("capped") for m in self.marks) else "") + f"{self.recommended_vocab_size:,}"
         if self.interval:
             s += f" (90% interval {self.interval[0]:,}–{self.interval[1]:,})"
         return s + (f" [{'; '.join(self.marks)}]" if self.marks else "")
@@ -523,6 +523,8 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
         reason = (f"the median of Tao et al.'s three approaches, {med:,}, lies outside the sizes whose training FLOPs "
                   f"for the same text are within {flat_tolerance:.0%} of the least ({flat[0]:,}–{flat[1]:,}); the "
                   f"answer is the nearest size inside")
+    if rec >= round_size(V_MAX, multiple):
+        marks.append("capped: the curve still pays at 1,000,000, the largest size searched")
     if sweep is not None:
         assumptions.append(f"curve factor V*_FLOPs(yours) / V*_FLOPs(Tao's) = {base * factor:,.0f} / {base:,.0f} = "
                            f"{factor:.3f}")

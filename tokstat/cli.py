@@ -8,6 +8,7 @@ heavy is imported until a command runs, so ``tokstat --help`` is instant.
 
 from __future__ import annotations
 
+import json
 import shlex
 import signal
 import sys
@@ -100,6 +101,14 @@ def corpus_options(f):
         click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default="nfc", show_default=True,
                      help="Unicode normalisation of every text before counting (none: the raw text)"),
         click.option("--languages", help="comma-separated subset of the corpus's languages"),
+        click.option("--kind", "corpus_kind", type=click.Choice(["auto", "parallel", "monolingual"]), default="auto",
+                     show_default=True, help="parallel (aligned segments) or monolingual (documents, each in one "
+                     "language); auto: monolingual for a table with text and language columns or per-language folders"),
+        click.option("--text-col", help="monolingual tables: the text column (default text)"),
+        click.option("--lang-col", help="monolingual tables: the language column (default language or lang; "
+                     "FineWeb-2's language_script is read with it)"),
+        click.option("--lang", "doc_lang", help="monolingual: one language for every document (a file or shards "
+                     "without a language column)"),
     )(f)
 
 
@@ -150,13 +159,14 @@ def wide_option(f):
 
 
 def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", source_lang="en", quoting="auto",
-         normalize="nfc", languages=None):
+         normalize="nfc", languages=None, corpus_kind="auto", text_col=None, lang_col=None, doc_lang=None):
     """The corpus of a command's corpus options (its languages selected)."""
     from . import parse
     from .loaders import load_corpus
 
     c = load_corpus(spec, columns=parse.columns(columns), split=data_split, encoding_errors=encoding_errors,
-                    source_lang=source_lang, quoting=quoting, normalize=normalize)
+                    source_lang=source_lang, quoting=quoting, normalize=normalize, kind=corpus_kind,
+                    text_col=text_col, lang_col=lang_col, lang=doc_lang)
     langs = parse.languages(languages)
     return c.select(langs) if langs else c
 
@@ -167,7 +177,8 @@ def inputs_of(spec: str, corpus) -> list[Path]:
 
 
 def _pop_corpus(kw: dict) -> dict:
-    return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "quoting", "normalize", "languages")}
+    return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "quoting", "normalize",
+                                   "languages", "corpus_kind", "text_col", "lang_col", "doc_lang")}
 
 
 # ---------------------------------------------------------------- commands
@@ -186,20 +197,25 @@ def corpus():
 @corpus.command("info")
 @click.argument("spec")
 @corpus_options
-def corpus_info_cmd(spec, **kw):
-    """Segments, empty segments, characters and bytes per language of corpus SPEC."""
+@click.option("--json", "as_json", is_flag=True, help="one JSON record per language instead of the table")
+def corpus_info_cmd(spec, as_json, **kw):
+    """Segments (or documents), empty ones, characters and bytes per language of corpus SPEC."""
     from rich.table import Table
 
     from .corpus import corpus_info
 
     info = corpus_info(load(spec, **_pop_corpus(kw)))
+    if as_json:
+        click.echo(json_for_terminal(json.dumps(info.records(), ensure_ascii=False)))
+        return
     from rich.text import Text
 
-    t = Table(title=Text(visible(f"{info.name}: {info.segments} segments")))
-    for col in ("language", "segments", "empty", "chars", "bytes"):
+    unit = "documents" if info.kind == "monolingual" else "segments"
+    t = Table(title=Text(visible(f"{info.name}: {info.segments:,} {unit} ({info.kind})")))
+    for col in ("language", unit, "empty", "chars", "bytes"):
         t.add_column(col, justify="right" if col != "language" else "left")
-    for lang, d in info.per_language.items():
-        t.add_row(Text(visible(lang)), *(f"{d[k]:,}" for k in ("segments", "empty", "chars", "bytes")))
+    for r in info.records():
+        t.add_row(Text(visible(r["language"])), *(f"{r[k]:,}" for k in (unit, "empty", "characters", "bytes")))
     _print(t)
 
 
@@ -338,6 +354,8 @@ def _matrix(df, title: str):
 @click.option("--sort", "sort_by", type=click.Choice(list(SORTS)), help="order the rows by this column")
 @click.option("--matrix", is_flag=True, help="a tokenizer × language table of premiums instead of one row per pair")
 @click.option("--signatures", "show_signatures", is_flag=True, help="print every signature (default: one digest line)")
+@click.option("--calibrate", help="monolingual corpus: a parallel corpus whose characters per unit of content give "
+              "a calibrated premium")
 @boot_seed_option
 @click.option("--workers", type=int, help="worker processes (default: all cores); results do not depend on it")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -347,7 +365,7 @@ def _matrix(df, title: str):
 @quiet_option
 @wide_option
 def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, sort_by, matrix, show_signatures,
-            boot_seed, workers, engine, address, max_chars, quiet, **kw):
+            calibrate, boot_seed, workers, engine, address, max_chars, quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
@@ -358,7 +376,8 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
     check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs=inputs_of(corpus_spec, c))
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
-                      progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text)
+                      progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text,
+                      calibrate=calibrate)
     df, segs = res if segments_out else (res, None)
     shown = df.sort(sort_by, descending=SORTS[sort_by], nulls_last=True, maintain_order=True) if sort_by else df
     rows = list(shown.iter_rows(named=True))

@@ -152,8 +152,10 @@ def single_token_coverage(adapter: Adapter, cps: set[int], table: dict[int, bool
 
 
 def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str | None, join: bool,
-              split: Split | None = None, script: str | None = None) -> str:
-    """sacrebleu-style: corpus@hash|tok:id@hash|lib|words|norm[|script:S][|eval:heldout-F-seedN][|mode:join]|tokstat:V."""
+              split: Split | None = None, script: str | None = None, calibration: str | None = None) -> str:
+    """sacrebleu-style: corpus@hash|tok:id@hash|lib|words|norm[|script:S][|eval:heldout-F-seedN][|mode:join]
+    [|docs][|calib:NAME@HASH]|tokstat:V (``docs``: a monolingual corpus; ``calib``: the parallel corpus
+    its premium is calibrated on)."""
     parts = [f"corpus:{corpus.name}@{fingerprint[:8]}", f"tok:{adapter.signature}",
              f"lib:{adapter.library_version}", f"words:{segmenter or 'none'}",
              f"norm:{corpus.meta.get('normalize', 'nfc')}"]
@@ -163,6 +165,10 @@ def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str
         parts.append(f"eval:{split.label}")
     if join:
         parts.append("mode:join")
+    if corpus.kind == "monolingual":
+        parts.append("docs")
+    if calibration:
+        parts.append(f"calib:{calibration}")
     parts.append(f"tokstat:{__version__}")
     return "|".join(parts)
 
@@ -198,12 +204,80 @@ def family_of(a: Adapter) -> str:
     return f"{a.family}/{algo}" if algo else a.family
 
 
+def load_calibration(spec: str | Corpus, langs: list[str], pivot: str) -> dict:
+    """A parallel calibration corpus as per-segment characters per language (over segments where
+    the language and the pivot both have text): ``{"chars": {lang: array}, "name": ...}``. Every
+    language of the monolingual corpus (but ``und``) must be in it."""
+    cal = spec if isinstance(spec, Corpus) else load_corpus(spec)
+    if cal.kind != "parallel":
+        raise TokstatError(f"the calibration corpus {cal.name} is monolingual: it cannot say how much content a "
+                           "character carries", fix="give a parallel corpus (FLORES, PUD, your own aligned text)")
+    need = [lang for lang in langs if lang != "und"]
+    missing = [lang for lang in need if lang not in cal.languages]
+    if missing:
+        raise TokstatError(f"the calibration corpus {cal.name} lacks {', '.join(missing)}",
+                           fix=f"give a parallel corpus with {', '.join(need)}, or --languages to leave them out")
+    chars: dict[str, list[int]] = {lang: [] for lang in need}
+    for seg in cal:
+        p = seg.texts.get(pivot, "")
+        if not p.strip():
+            continue
+        for lang in need:
+            t = seg.texts.get(lang, "")
+            chars[lang].append(len(t) if t.strip() else -1)
+        chars.setdefault("_pivot", []).append(len(p))
+    piv = np.asarray(chars.pop("_pivot", []), dtype=np.int64)
+    out = {}
+    for lang in need:
+        a = np.asarray(chars[lang], dtype=np.int64)
+        ok = a >= 0
+        out[lang] = (a[ok], piv[ok])
+    if not len(piv):
+        raise TokstatError(f"the calibration corpus {cal.name} has no {pivot} text", fix="check the corpus")
+    return {"pairs": out, "name": f"{cal.name}@{cal.fingerprint()[:8]}"}
+
+
+def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, seed: int = 0) -> dict:
+    """The premium of a monolingual corpus calibrated on a parallel one:
+
+        P_L = (tokens/char of L on your data) × r_L / (tokens/char of the pivot on your data)
+
+    with r_L = characters of L / characters of the pivot on the same parallel segments (how many
+    characters of L carry the content of one pivot character). Its 95 % interval is a percentile
+    bootstrap that resamples your documents of L, your pivot documents and the parallel segments
+    independently. The assumption: your data's tokens per character carry over to the parallel
+    set's content (the same register and domain)."""
+    from .metrics import resample_counts
+
+    if lang == "und" or lang not in cal["pairs"]:
+        return {"premium": None, "premium_ci_low": None, "premium_ci_high": None}
+    if st is piv:          # the pivot against itself: 1 by definition, as on parallel text
+        return {"premium": 1.0, "premium_ci_low": 1.0, "premium_ci_high": 1.0}
+    lc, pc = cal["pairs"][lang]
+    own, pown = st.own_chars > 0, piv.own_chars > 0
+    if not own.any() or not pown.any() or not len(lc) or pc.sum() == 0 or piv.own_tokens.sum() == 0:
+        return {"premium": None, "premium_ci_low": None, "premium_ci_high": None}
+    tl, cl = st.own_tokens[own].astype(float), st.own_chars[own].astype(float)
+    tp, cp = piv.own_tokens[pown].astype(float), piv.own_chars[pown].astype(float)
+    r = lc.sum() / pc.sum()
+    premium = float((tl.sum() / cl.sum()) * r / (tp.sum() / cp.sum()))
+    lo = hi = None
+    if n_boot and len(tl) > 1 and len(tp) > 1 and len(lc) > 1:
+        w1 = resample_counts(len(tl), n_boot, seed)
+        w2 = resample_counts(len(tp), n_boot, seed + 1)
+        w3 = resample_counts(len(lc), n_boot, seed + 2)
+        rep = ((w1 @ tl) / np.maximum(w1 @ cl, 1)) * ((w3 @ lc) / np.maximum(w3 @ pc, 1)) / (
+            (w2 @ tp) / np.maximum(w2 @ cp, 1))
+        lo, hi = (float(x) for x in np.quantile(rep, [0.025, 0.975]))
+    return {"premium": premium, "premium_ci_low": lo, "premium_ci_high": hi}
+
+
 def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str | None = "en",
             languages: list[str] | None = None, join: bool = False, batch_size: int = 256,
             n_boot: int = 1000, boot_seed: int = 0, segments_out: str | None = None,
             return_segments: bool = False, workers: int | None = None, engine: str = "local",
             address: str | None = None, progress: bool | None = None, max_chars: int = MAX_CHARS,
-            segments_text: bool = False):
+            segments_text: bool = False, calibrate: str | Corpus | None = None):
     """Compare tokenizers on a parallel corpus; returns a polars DataFrame with ``COMPARE_COLUMNS``.
 
     Each segment is encoded on its own without special tokens (``join=True``: one text per language).
@@ -216,6 +290,11 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     Memory stays bounded unless per-segment rows are asked for (``segments_out``/``return_segments``).
     A text longer than ``max_chars`` characters is an error naming its segment (``--max-chars``).
     ``segments_text``: the per-segment rows also carry each segment's text (for ``tokstat worst``).
+
+    On a *monolingual* corpus (documents, each in one language) every language is counted on its
+    own documents, intervals are over documents, and there is no premium (no aligned content)
+    unless ``calibrate`` names a parallel corpus: then the premium is calibrated
+    (:func:`calibrated_premium`).
     """
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     check_outputs({"segments_out": (segments_out, "table")}, inputs=c.sources)
@@ -258,9 +337,19 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         join_split = next(iter(splits.values()))   # the joined text is that split's held-out segments
     if max_chars < 1:
         raise TokstatError(f"--max-chars must be at least 1, not {max_chars}", fix="e.g. --max-chars 1000000")
+    mono = c.kind == "monolingual"
+    if mono and join:
+        raise TokstatError("--join encodes each language's aligned segments as one text; a monolingual corpus has "
+                           "documents", fix="drop --join")
+    if calibrate is not None and not mono:
+        raise TokstatError("--calibrate gives a monolingual corpus its content; this corpus is parallel and has its "
+                           "own premium", fix="drop --calibrate")
+    if calibrate is not None and pivot is None:
+        raise TokstatError("--calibrate needs a pivot language", fix="pass --pivot LANG")
+    cal = load_calibration(calibrate, langs, pivot) if calibrate is not None else None
     job = Job(adapters, langs, pivot, c.gold_words, segname, splits=splits, join=join,
               keep_rows=bool(segments_out or return_segments), max_chars=max_chars, keep_text=segments_text,
-              source=str(c.sources[0]) if len(c.sources) == 1 else c.name)
+              source=str(c.sources[0]) if len(c.sources) == 1 else c.name, monolingual=mono)
     source = joined(c, join_split) if join else c
     # the fingerprint pass has counted the segments: the bar has a total and an ETA (not for --join,
     # which counts one joined text per language)
@@ -289,16 +378,19 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         for lang in langs:
             st = stats[(a.id, lang)]
             if st.empty and a is adapters[0]:
-                warnings.warn(f"{lang}: {st.empty} empty segment(s) left out of its rows (listed in --segments-out)",
-                              stacklevel=2)
+                warnings.warn(f"{lang}: {st.empty} empty {'document' if mono else 'segment'}(s) left out of its "
+                              "rows (listed in --segments-out)", stacklevel=2)
             # the tokenizer's own vocabulary (regular tokens, specials excluded): what cost projections price
             row = {"tokenizer": a.id, "language": lang, "vocab_size": a.vocab_size,
                    "tokenizer_family": family_of(a)}
             row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
-                                 n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None))
+                                 n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None and not mono))
+            if cal is not None:
+                row.update(calibrated_premium(st, stats[(a.id, pivot)], cal, lang, n_boot=n_boot, seed=boot_seed))
             row["roundtrip_rate"] = rt[(a.id, lang)]
-            row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split, scripts.get(lang))
-            _warn_nulls(row, st, pivot is not None, first=a is adapters[0])
+            row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split, scripts.get(lang),
+                                         cal["name"] if cal is not None else None)
+            _warn_nulls(row, st, pivot is not None and (not mono or cal is not None), first=a is adapters[0])
             if row["unk_rate"] is not None and row["unk_rate"] > UNRELIABLE_UNK:
                 warnings.warn(f"{a.id} on {lang}: {row['unk_rate']:.1%} of characters are unknown tokens; "
                               "its other figures are unreliable", stacklevel=2)
@@ -306,8 +398,12 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             if job.keep_rows:
                 seg_frames.append(st.frame().with_columns(pl.lit(a.id).alias("tokenizer"),
                                                           pl.lit(lang).alias("language")))
+    if mono and cal is None and pivot is not None:
+        warnings.warn(f"{c.name} is monolingual (documents, no aligned content): no premium; give a parallel corpus "
+                      "with --calibrate PARALLEL for a calibrated one", stacklevel=2)
     df = pl.DataFrame(rows, schema_overrides={k: pl.Float64 for k in (
-        "tokens_per_char", "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
+        "tokens_per_char", "tokens_per_byte", "tokens_per_char_ci_low", "tokens_per_char_ci_high",
+        "tokens_per_byte_ci_low", "tokens_per_byte_ci_high", "chars_per_token", "bytes_per_token", "tokens_per_word",
         "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
         "byte_fallback_rate",
         "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "renyi_efficiency_observed",

@@ -74,6 +74,11 @@ class Corpus:
     def __iter__(self) -> Iterator[Segment]:
         return iter(self.factory())
 
+    @property
+    def kind(self) -> str:
+        """``parallel`` (aligned segments: premiums) or ``monolingual`` (documents, each in one language)."""
+        return self.meta.get("kind", "parallel")
+
     def fingerprint(self) -> str:
         """The content's sha256 (:func:`content_fingerprint`), computed once: the same segments give
         the same fingerprint in every file format; a language selection has its corpus's."""
@@ -167,26 +172,39 @@ def normalized(corpus: Corpus, form: str = "nfc") -> Corpus:
 
 @dataclass
 class CorpusInfo:
-    """Per-language totals for ``tokstat corpus info``."""
+    """Per-language totals for ``tokstat corpus info``: ``kind``, and per language ``segments``
+    (a monolingual corpus's documents in that language) with text, ``empty`` ones, ``chars``, ``bytes``."""
 
     name: str
     segments: int
     per_language: dict[str, dict[str, int]]
+    kind: str = "parallel"
+
+    def records(self) -> list[dict]:
+        """One record per language, for scripts (``corpus info --json``)."""
+        unit = "documents" if self.kind == "monolingual" else "segments"
+        return [{"language": lang, unit: d["segments"] + (d["empty"] if self.kind == "monolingual" else 0),
+                 "empty": d["empty"], "characters": d["chars"], "bytes": d["bytes"], "kind": self.kind}
+                for lang, d in self.per_language.items()]
 
 
 def corpus_info(corpus: Corpus) -> CorpusInfo:
-    """Count segments, non-empty segments, empty segments, characters and bytes per language."""
+    """Count segments, non-empty segments, empty segments, characters and bytes per language; in a
+    monolingual corpus a document counts for its own language only (``und``: unidentified)."""
     per = {lang: {"segments": 0, "empty": 0, "chars": 0, "bytes": 0} for lang in corpus.languages}
+    mono = corpus.kind == "monolingual"
     n = 0
     for seg in corpus:
         n += 1
-        for lang in corpus.languages:
+        for lang in (seg.texts if mono else corpus.languages):
+            if lang not in per:
+                continue
             t = seg.texts.get(lang, "")
             d = per[lang]
             if t.strip():
                 d["segments"] += 1
                 d["chars"] += len(t)
-                d["bytes"] += len(t.encode("utf-8"))
+                d["bytes"] += len(t.encode("utf-8", "surrogatepass"))
             else:
                 d["empty"] += 1
-    return CorpusInfo(corpus.name, n, per)
+    return CorpusInfo(corpus.name, n, per, corpus.kind)

@@ -185,10 +185,19 @@ class LangStats:
     pair_ratio: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
     pair_rn: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
     rows: list[tuple[int, list[str], dict[str, np.ndarray]]] | None = None
+    #: per bucket: this language's tokens, characters and bytes (intervals over segments/documents)
+    own_tokens: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
+    own_chars: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
+    own_bytes: np.ndarray = field(default_factory=lambda: np.zeros(BUCKETS, dtype=np.int64))
 
-    def add(self, tb: TextBatch, cols: dict[str, np.ndarray], enc: Encoded, adapter: Adapter, seq: int = 0) -> None:
-        """Add one batch: ``cols`` from :func:`count_batch` on ``tb`` and ``enc``."""
+    def add(self, tb: TextBatch, cols: dict[str, np.ndarray], enc: Encoded, adapter: Adapter, seq: int = 0,
+            bucket: np.ndarray | None = None) -> None:
+        """Add one batch: ``cols`` from :func:`count_batch` on ``tb`` and ``enc``; ``bucket``: each
+        segment's hash bucket (:func:`buckets` of its id; computed here when not given)."""
         live = cols["chars"] > 0
+        b = (buckets(tb.ids) if bucket is None else bucket)[live]
+        for arr, c in ((self.own_tokens, "tokens"), (self.own_chars, "chars"), (self.own_bytes, "bytes")):
+            arr += np.bincount(b, weights=cols[c][live], minlength=BUCKETS).astype(np.int64)
         self.segments += int(live.sum())
         self.empty += int((~live).sum())
         if live.any():
@@ -227,7 +236,8 @@ class LangStats:
                          self.words_known and other.words_known, h, self.cjk | other.cjk, lengths,
                          self.pair_lang + other.pair_lang, self.pair_pivot + other.pair_pivot,
                          self.pair_n + other.pair_n, self.pair_ratio + other.pair_ratio, self.pair_rn + other.pair_rn,
-                         rows)
+                         rows, self.own_tokens + other.own_tokens, self.own_chars + other.own_chars,
+                         self.own_bytes + other.own_bytes)
 
     def __getstate__(self) -> dict:
         """Pickled sparse (a worker's result crosses a process boundary): nonzero histogram entries only."""

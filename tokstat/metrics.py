@@ -11,12 +11,16 @@ import numpy as np
 from .counts import RATIO_SCALE, LangStats, percentile_from_counts
 
 COMPARE_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "segments", "chars", "bytes", "words", "tokens", "tokens_per_char",
-                   "tokens_per_byte", "chars_per_token", "bytes_per_token", "tokens_per_word",
+                   "tokens_per_char_ci_low", "tokens_per_char_ci_high",
+                   "tokens_per_byte", "tokens_per_byte_ci_low", "tokens_per_byte_ci_high", "chars_per_token", "bytes_per_token", "tokens_per_word",
                    "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
                    "byte_fallback_rate", "boundary_precision", "boundary_recall", "boundary_f1",
                    "renyi_efficiency", "renyi_efficiency_observed", "vocab_used", "premium", "premium_ci_low", "premium_ci_high",
                    "premium_mean_of_ratios", "premium_mor_ci_low", "premium_mor_ci_high",
                    "p50_tokens", "p95_tokens", "signature"]
+#: columns added after result files were first written: a file without them is still a compare table
+LATER_COLUMNS = {"tokens_per_char_ci_low", "tokens_per_char_ci_high", "tokens_per_byte_ci_low",
+                 "tokens_per_byte_ci_high"}
 RENYI_ALPHA = 2.5
 
 
@@ -136,6 +140,13 @@ def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot:
             rs, rn = st.pair_ratio[rl] / RATIO_SCALE, st.pair_rn[rl]
             mor = float(rs.sum() / rn.sum())
             mlo, mhi = bootstrap_premium(rs, rn, n_boot=n_boot, seed=seed)
+    # tokens per character and per byte with a percentile bootstrap over the segments' (a
+    # monolingual corpus's: documents') hash buckets, as for the premium
+    own = st.own_chars > 0
+    tc_lo = tc_hi = tb_lo = tb_hi = None
+    if own.any() and n_boot:
+        tc_lo, tc_hi = bootstrap_premium(st.own_tokens[own], st.own_chars[own], n_boot=n_boot, seed=seed)
+        tb_lo, tb_hi = bootstrap_premium(st.own_tokens[own], st.own_bytes[own], n_boot=n_boot, seed=seed)
     if st.lengths:
         lv = np.fromiter(st.lengths.keys(), dtype=np.int64)
         lc = np.fromiter(st.lengths.values(), dtype=np.int64)
@@ -147,6 +158,8 @@ def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot:
         "segments": st.segments, "chars": s["chars"], "bytes": s["bytes"], "words": w["words"],
         "tokens": s["tokens"],
         "tokens_per_char": ratio(s["tokens"], s["chars"]), "tokens_per_byte": ratio(s["tokens"], s["bytes"]),
+        "tokens_per_char_ci_low": tc_lo, "tokens_per_char_ci_high": tc_hi,
+        "tokens_per_byte_ci_low": tb_lo, "tokens_per_byte_ci_high": tb_hi,
         "chars_per_token": ratio(s["chars"], s["tokens"]), "bytes_per_token": ratio(s["bytes"], s["tokens"]),
         "tokens_per_word": ratio(s["tokens"], w["words"]) if has_words else None,
         "continued_word_rate": ratio(w["continued_words"], w["words"]) if has_words else None,

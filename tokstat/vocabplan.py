@@ -482,6 +482,13 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
                 raise TokstatError(f"the sweep holds {len(corpora)} corpora ({', '.join(corpora)}): one curve "
                                    "cannot be fitted across them", fix="plan each corpus's sweep separately")
         langs = languages or sorted(set(sweep["language"].to_list()))
+        actual = sorted(set(sweep["vocab_size"].to_list()))
+        asked = sorted(set(sweep["requested_size"].to_list())) if "requested_size" in sweep.columns else actual
+        if len(actual) < MIN_FIT_SIZES <= len(asked):
+            raise TokstatError(f"the corpus fills only {max(actual):,} tokens: the sizes asked for ({', '.join(f'{a:,}' for a in asked)}) "
+                               f"give {len(actual)} distinct vocabularies, and fitting f(V) needs {MIN_FIT_SIZES}",
+                               fix=f"sweep sizes up to {max(actual):,}, e.g. --sizes "
+                                   f"{','.join(str(max(actual) // 2 ** k) for k in (3, 2, 1, 0))}, or a larger corpus")
         curves = _fit_all(sweep, langs)
         for lang, c in curves.items():
             fits[lang] = {"a": c.a, "b": c.b, "c": c.c, "r2": c.r2, "swept_sizes": list(c.sizes),

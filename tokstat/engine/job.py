@@ -42,6 +42,7 @@ class Job:
     max_chars: int = MAX_CHARS      # a longer text is an error naming its segment
     keep_text: bool = False         # per-segment rows also carry the segment's text (--segments-text)
     source: str = ""                # the corpus, for error messages
+    monolingual: bool = False       # documents each in one language: a language counts its own documents only
 
     def split_of(self, adapter: Adapter) -> Split | None:
         return None if self.join else self.splits.get(adapter.id)
@@ -78,8 +79,11 @@ class Columns:
     words: dict[str, list[list[str]]]     # gold words, for the languages that have them
 
     @classmethod
-    def of(cls, batch: list[Segment], langs: list[str], gold: frozenset) -> Columns:
-        return cls([s.id for s in batch], {lang: [s.texts.get(lang, "") for s in batch] for lang in langs},
+    def of(cls, batch: list[Segment], langs: list[str], gold: frozenset, monolingual: bool = False) -> Columns:
+        """A monolingual corpus's documents hold None for the languages they are not in (never
+        counted as empty segments of those languages)."""
+        absent = None if monolingual else ""
+        return cls([s.id for s in batch], {lang: [s.texts.get(lang, absent) for s in batch] for lang in langs},
                    {lang: [s.words.get(lang, []) for s in batch] for lang in langs if lang in gold})
 
     def take(self, idx) -> Columns:
@@ -93,8 +97,8 @@ class Columns:
 def check_lengths(job: Job, cols: Columns) -> None:
     """Refuse a text longer than ``job.max_chars``, naming its segment, before anything is encoded."""
     for lang, texts in cols.texts.items():
-        if texts and max(map(len, texts)) > job.max_chars:
-            i = max(range(len(texts)), key=lambda k: len(texts[k]))
+        if texts and max(len(t or "") for t in texts) > job.max_chars:
+            i = max(range(len(texts)), key=lambda k: len(texts[k] or ""))
             what = f"the joined {lang} text" if job.join else f"segment {cols.ids[i]} ({lang})"
             raise TokstatError(f"{what} has {len(texts[i]):,} characters, over the limit of {job.max_chars:,} "
                                "per text", path=job.source or None,
@@ -106,7 +110,7 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
     """Statistics of one batch of segments, for every (tokenizer, language) of the job, added in place
     to ``into`` (a fresh ``job.empty()`` by default); ``seq`` orders the batch's per-segment rows."""
     out = job.empty() if into is None else into
-    cols_in = batch if isinstance(batch, Columns) else Columns.of(batch, job.langs, job.gold)
+    cols_in = batch if isinstance(batch, Columns) else Columns.of(batch, job.langs, job.gold, job.monolingual)
     common = job.common_split
     if common is not None:
         cols_in = cols_in.take([i for i, sid in enumerate(cols_in.ids) if common.is_heldout(sid)])
@@ -124,33 +128,42 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
             if s is not None and s not in keep:
                 keep[s] = np.flatnonzero([s.is_heldout(i) for i in ids])
     tokens: dict[tuple[str, str], np.ndarray] = {}
+    bkt = buckets(ids)
     for lang in job.langs:
         texts = cols_in.texts[lang]
+        # a monolingual batch: this language's documents only (None marks another language's)
+        have = np.flatnonzero([t is not None for t in texts]) if job.monolingual else None
+        if have is not None and not len(have):
+            continue
         gw = cols_in.words.get(lang)
         words = None if job.segnames[lang] is None else [
-            word_spans(lang, t, gw[i] if gw is not None else None) for i, t in enumerate(texts)]
-        full = TextBatch.build(texts, ids, words)
+            word_spans(lang, t or "", gw[i] if gw is not None else None) for i, t in enumerate(texts)]
+
+        def build(pos):
+            return TextBatch.build([texts[i] for i in pos], [ids[i] for i in pos],
+                                   [words[i] for i in pos] if words is not None else None)
+        full_pos = np.arange(n) if have is None else have
+        full = TextBatch.build(texts, ids, words) if have is None else build(have)
         subs: dict[Split, TextBatch] = {}
+        sub_pos: dict[Split, np.ndarray] = {}
         for a in job.adapters:
             s = job.split_of(a) if common is None else None
             if s is not None:
-                pos = keep[s]
                 if s not in subs:
-                    subs[s] = TextBatch.build([texts[i] for i in pos], [ids[i] for i in pos],
-                                              [words[i] for i in pos] if words is not None else None)
-                tb = subs[s]
+                    sub_pos[s] = keep[s] if have is None else np.intersect1d(keep[s], have)
+                    subs[s] = build(sub_pos[s])
+                tb, pos = subs[s], sub_pos[s]
             else:
-                tb, pos = full, np.arange(n)
+                tb, pos = full, full_pos
             enc = a.encode_spans(tb.texts)
             cols = count_batch(tb, enc, a)
-            out[(a.id, lang)].add(tb, cols, enc, a, seq)
+            out[(a.id, lang)].add(tb, cols, enc, a, seq, bucket=bkt[pos])
             if job.keep_text and out[(a.id, lang)].rows:
                 out[(a.id, lang)].rows[-1] = (seq, tb.ids, {**cols, "text": list(tb.texts)})
             t = np.full(n, -1, dtype=np.int64)
             t[pos] = np.where(cols["chars"] > 0, cols["tokens"], -1)
             tokens[(a.id, lang)] = t
-    if job.pivot is not None:
-        bkt = buckets(ids)
+    if job.pivot is not None and not job.monolingual:
         for a in job.adapters:
             p = tokens[(a.id, job.pivot)]
             for lang in job.langs:
@@ -163,7 +176,7 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
 def text_size(batch: list[Segment] | Columns) -> int:
     """UTF-8 bytes of a batch's texts (for progress)."""
     if isinstance(batch, Columns):
-        return sum(len(t.encode("utf-8")) for v in batch.texts.values() for t in v)
+        return sum(len(t.encode("utf-8", "surrogatepass")) for v in batch.texts.values() for t in v if t)
     return sum(len(t.encode("utf-8")) for s in batch for t in s.texts.values())
 
 

@@ -147,7 +147,7 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
                     drain(True)
 
     try:
-        items = enumerate(Columns.of(b, job.langs, job.gold) for b in chain(head, it))
+        items = enumerate(Columns.of(b, job.langs, job.gold, job.monolingual) for b in chain(head, it))
         for item in items:
             put(item)
             drain(False)

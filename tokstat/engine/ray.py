@@ -53,7 +53,7 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
         job_ref = ray.put(job)
         actors = [Counter.remote(job_ref) for _ in range(n)]
         inflight: list = []
-        items = shards if shards else (Columns.of(b, job.langs, job.gold) for b in batches(corpus, batch_size))
+        items = shards if shards else (Columns.of(b, job.langs, job.gold, job.monolingual) for b in batches(corpus, batch_size))
         for k, payload in enumerate(items):
             actor = actors[k % n]
             inflight.append(actor.add_shard.remote(k, payload) if shards else actor.add.remote(k, payload))

@@ -11,9 +11,11 @@ from pathlib import Path
 from ..corpus import Corpus
 from ..errors import TokstatError
 from ..io import regular_file
+from ..langs import normalize_lang
 from .conllu import load_conllu
 from .gettext import load_gettext
 from .hf import load_hf
+from .mono import language_folders, load_monolingual, looks_monolingual, monolingual_textdir
 from .table import load_delimited, load_polars, load_sharded
 from .textdir import load_textdir
 from .tmx import load_tmx
@@ -81,21 +83,42 @@ SHARD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
 def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] | None = None,
                 split: str | None = None, encoding_errors: str = "strict",
                 langmap: dict[str, str] | None = None, source_lang: str = "en", quoting: str = "auto",
-                normalize: str = "nfc") -> Corpus:
+                normalize: str = "nfc", kind: str = "auto", text_col: str | None = None,
+                lang_col: str | None = None, lang: str | None = None) -> Corpus:
     """Resolve a corpus spec string (see README, "Corpora") to a :class:`~tokstat.corpus.Corpus`.
     ``quoting`` (``auto``, ``csv``, ``none``) is how a TSV file quotes (see ``load_delimited``);
-    ``normalize`` (``nfc``, ``nfkc``, ``none``) the Unicode normalisation every text gets."""
+    ``normalize`` (``nfc``, ``nfkc``, ``none``) the Unicode normalisation every text gets.
+    ``kind``: ``parallel``, ``monolingual`` (documents each in one language, :mod:`.mono`) or
+    ``auto`` (monolingual for a table with a text and a language column, per-language folders of
+    shards, or when ``text_col``/``lang_col``/``lang`` is given; parallel otherwise)."""
     from ..corpus import normalized, normalizer
 
     normalizer(normalize)   # an unknown form is an error before anything is read
-    return normalized(_load(spec, columns=columns, split=split, encoding_errors=encoding_errors, langmap=langmap,
-                            source_lang=source_lang, quoting=quoting), normalize)
+    if kind not in ("auto", "parallel", "monolingual"):
+        raise TokstatError(f"unknown corpus kind {kind!r}", fix="use --kind auto, parallel or monolingual")
+    mono = {"text_col": text_col, "lang_col": lang_col, "lang": normalize_lang(lang) if lang else None}
+    if kind == "parallel" and any(mono.values()):
+        raise TokstatError("--text-col, --lang-col and --lang describe a monolingual corpus, not --kind parallel",
+                           fix="drop them, or use --kind monolingual")
+    if any(mono.values()) or kind == "monolingual":
+        if columns:
+            raise TokstatError("--columns names a parallel corpus's language columns; a monolingual one has one "
+                               "text column", fix="use --text-col and --lang-col (or --lang) instead")
+    c = _load(spec, columns=columns, split=split, encoding_errors=encoding_errors, langmap=langmap,
+              source_lang=source_lang, quoting=quoting, kind=kind, **mono)
+    return normalized(c, normalize)
+
+
+def _mono_files(paths: list[Path], lang: str | None) -> list[tuple[Path, str | None]]:
+    return [(q, lang) for q in paths]
 
 
 def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors="strict", langmap=None,
-          source_lang="en", quoting="auto") -> Corpus:
+          source_lang="en", quoting="auto", kind="auto", text_col=None, lang_col=None, lang=None) -> Corpus:
     """:func:`load_corpus` without the normalisation."""
     spec = str(spec)
+    mono_asked = kind == "monolingual" or bool(text_col or lang_col or lang)
+    mono_kw = {"text_col": text_col, "lang_col": lang_col}
     if quoting != "auto" and not (Path(spec).suffix.lower() in (".tsv", ".txt") and Path(spec).is_file()):
         raise TokstatError(f"--quoting {quoting} applies to TSV files only, not {spec}",
                            fix="drop --quoting (CSV is always RFC 4180 quoted; other formats have no quoting)")
@@ -136,6 +159,8 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
         if split is not None:
             raise TokstatError("--split applies to Hugging Face datasets, not to sharded files",
                                fix="drop --split, or narrow the pattern to the split's files")
+        if kind != "parallel" and (mono_asked or (not columns and looks_monolingual(paths[0]))):
+            return load_monolingual(_mono_files(paths, lang), **mono_kw)
         return load_sharded(paths, columns=columns)
     if not os.path.lexists(p):
         ms = manifests()
@@ -169,13 +194,35 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
             return load_hf(str(p), split=split or "train", columns=columns if isinstance(columns, dict) else None)
         shards = sorted(q for q in p.iterdir() if q.suffix.lower() in SHARD_SUFFIXES)
         if shards:
+            if kind != "parallel" and (mono_asked or (not columns and looks_monolingual(shards[0]))):
+                return load_monolingual(_mono_files(shards, lang), name=p.name, **mono_kw)
             return load_sharded(shards, columns=collist)
+        if kind != "parallel":
+            folders = language_folders(p)
+            if folders:
+                return load_monolingual(folders if not lang else [(q, lang) for q, _ in folders], name=p.name,
+                                        **mono_kw)
         no_columns("a folder of language files")
+        if mono_asked:
+            from .textdir import language_files
+
+            files = language_files(p, langmap)
+            if lang is not None and len(files) > 1:
+                raise TokstatError("--lang gives one language to a folder of several language files", path=p,
+                                   fix="drop --lang (the file names give the languages)")
+            return monolingual_textdir(p, files)
         return load_textdir(p, langmap=langmap, encoding_errors=encoding_errors)
     suf = p.suffix.lower()
+    if mono_asked and suf == ".txt":
+        if not lang:
+            raise TokstatError("a text file of documents (one per line) needs its language", path=p,
+                               fix="add --lang LANG (e.g. --lang zh)")
+        return load_monolingual([(p, lang)], name=p.stem)
     if suf in (".tsv", ".csv", ".txt"):
         return load_delimited(p, columns=collist, encoding_errors=encoding_errors, quoting=quoting)
     if suf in (".jsonl", ".ndjson", ".parquet"):
+        if kind != "parallel" and (mono_asked or (not columns and looks_monolingual(p))):
+            return load_monolingual([(p, lang)], name=p.stem, **mono_kw)
         return load_polars(p, columns=collist)
     if suf == ".tmx":
         no_columns("TMX")

@@ -17,7 +17,7 @@ import polars as pl
 
 from ..errors import TokstatError
 from ..io import read_table
-from ..metrics import COMPARE_COLUMNS, check_rates
+from ..metrics import COMPARE_COLUMNS, LATER_COLUMNS, check_rates
 from ..parse import corpus_of
 
 KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments")
@@ -81,7 +81,7 @@ def kind_of(df: pl.DataFrame) -> str | None:
     if {"gpu_hours", "cost_multiplier", "dollars"} <= cols:
         swept = "requested_size" in cols and df.height and df["requested_size"].is_not_null().all()
         return "sweep_cost" if swept else "cost"
-    if set(COMPARE_COLUMNS) <= cols:
+    if set(COMPARE_COLUMNS) - LATER_COLUMNS <= cols:
         return "sweep" if "requested_size" in cols else "compare"
     if SEGMENT_COLUMNS <= cols:
         return "segments"

@@ -1,0 +1,192 @@
+"""Monolingual corpora (documents, each in one language) as a first-class corpus kind: every layout
+pretraining data comes in loads to the same documents, each language is counted on its own
+documents (oracle: the tokenizer library called directly), intervals are over documents, there is
+no premium without calibration, and the calibrated premium agrees with the direct one."""
+
+from __future__ import annotations
+
+import json
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+import tiktoken
+
+from tokstat import TokstatError, compare, load_corpus
+from tokstat.cli import main
+from tokstat.corpus import corpus_info
+
+SAMPLE = load_corpus("sample")
+SEGS = list(SAMPLE)
+EN = [s.texts["en"] for s in SEGS[:250]]          # different documents, different counts per language
+ZH = [s.texts["zh"] for s in SEGS[180:]]
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory):
+    """The same 470 documents in five layouts."""
+    d = tmp_path_factory.mktemp("mono")
+    df = pl.DataFrame({"text": EN + ZH, "language": ["eng"] * len(EN) + ["cmn"] * len(ZH),
+                       "language_script": ["Latn"] * len(EN) + ["Hani"] * len(ZH)})
+    (d / "fw").mkdir()
+    df[:300].write_parquet(d / "fw" / "000.parquet")          # FineWeb-2: language + language_script
+    df[300:].write_parquet(d / "fw" / "001.parquet")
+    with open(d / "docs.jsonl", "w", encoding="utf-8") as f:
+        for t, lang in zip(EN + ZH, ["en"] * len(EN) + ["zh"] * len(ZH)):
+            f.write(json.dumps({"id": None, "text": t, "lang": lang}, ensure_ascii=False) + "\n")
+    for code, texts in (("eng_Latn", EN), ("cmn_Hani", ZH)):      # per-language folders (FineWeb-2/CulturaX)
+        sub = d / "bylang" / code / "train"
+        sub.mkdir(parents=True)
+        pl.DataFrame({"text": texts}).write_parquet(sub / "000.parquet")
+    (d / "files").mkdir()
+    (d / "files" / "en.txt").write_text("\n".join(EN) + "\n", encoding="utf-8")
+    (d / "files" / "zh.txt").write_text("\n".join(ZH) + "\n", encoding="utf-8")
+    return {"fw": (str(d / "fw"), {}), "glob": (str(d / "fw" / "*.parquet"), {}), "jsonl": (str(d / "docs.jsonl"), {}),
+            "folders": (str(d / "bylang"), {}), "textdir": (str(d / "files"), {"kind": "monolingual"})}, d
+
+
+@pytest.mark.parametrize("name", ["fw", "glob", "jsonl", "folders", "textdir"])
+def test_every_layout_loads_the_same_documents(layouts, name):
+    spec, kw = layouts[0][name]
+    c = load_corpus(spec, **kw)
+    assert c.kind == "monolingual" and sorted(c.languages) == ["en", "zh"]
+    info = corpus_info(c)
+    recs = {r["language"]: r for r in info.records()}
+    for lang, texts in (("en", EN), ("zh", ZH)):
+        assert recs[lang]["documents"] == len(texts)                  # each language counted once
+        assert recs[lang]["characters"] == sum(len(t) for t in texts)
+        assert recs[lang]["bytes"] == sum(len(t.encode()) for t in texts)
+        assert recs[lang]["empty"] == 0                                 # another language's document is not empty
+
+
+def test_corpus_info_json_has_one_record_per_language(layouts, capsys):
+    spec, _ = layouts[0]["fw"]
+    assert main(["corpus", "info", spec, "--json"]) == 0
+    recs = json.loads(capsys.readouterr().out)
+    assert [r["language"] for r in recs] == ["en", "zh"]
+    assert {"language", "documents", "characters", "bytes"} <= set(recs[0])
+
+
+def test_unlabelled_and_empty_documents_are_counted_never_dropped(tmp_path):
+    p = tmp_path / "d.jsonl"
+    rows = [{"text": "hello there", "language": "en"}, {"text": "你好", "language": ""},
+            {"text": None, "language": "en"}, {"text": "bonjour", "language": None}]
+    p.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    recs = {r["language"]: r for r in corpus_info(load_corpus(str(p))).records()}
+    assert recs["und"]["documents"] == 2 and recs["und"]["characters"] == 2 + 7
+    assert recs["en"]["documents"] == 2 and recs["en"]["empty"] == 1
+
+
+@pytest.mark.parametrize("rows,kw,msg", [
+    ([{"body": "x", "language": "en"}], {"text_col": "text"}, "no text column 'text'"),
+    ([{"text": "x", "language": 5}], {}, "holds a int, not a language code"),
+    ([{"text": 5, "language": "en"}], {}, "expected text, found int"),
+    ([{"text": "x", "language": "en"}], {"lang_col": "idioma"}, "no language column 'idioma'"),
+    ([{"text": "x", "language": "en"}], {"kind": "parallel", "text_col": "text"}, "describe a monolingual corpus"),
+    ([{"text": "x", "language": "en"}], {"text_col": "text", "columns": ["en"]}, "a monolingual one has one text column"),
+    ([{"text": "x", "language": "xx-not-a-language-code"}], {}, "language"),
+])
+def test_bad_monolingual_input_is_one_clear_error(tmp_path, rows, kw, msg):
+    p = tmp_path / "d.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    with pytest.raises(TokstatError, match=msg):
+        c = load_corpus(str(p), **kw)
+        list(c)
+
+
+def test_a_text_file_of_documents_needs_its_language(tmp_path, capsys):
+    p = tmp_path / "docs.txt"
+    p.write_text("one\ntwo\n", encoding="utf-8")
+    assert main(["corpus", "info", str(p), "--kind", "monolingual"]) == 2
+    assert "needs its language" in capsys.readouterr().err
+    assert main(["corpus", "info", str(p), "--lang", "en", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["documents"] == 2
+
+
+def test_compare_counts_each_language_on_its_own_documents(layouts):
+    """Oracle: tiktoken called directly on every document; no premium (no aligned content), with a
+    warning; tokens per character with a bootstrap interval over documents that brackets it."""
+    spec, _ = layouts[0]["fw"]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        df = compare(spec, ["tiktoken:cl100k_base"], workers=1)
+    assert any("monolingual" in str(x.message) and "--calibrate" in str(x.message) for x in w)
+    assert not any("empty document" in str(x.message) for x in w)
+    enc = tiktoken.get_encoding("cl100k_base")
+    for lang, texts in (("en", EN), ("zh", ZH)):
+        r = df.filter(pl.col("language") == lang).row(0, named=True)
+        assert r["segments"] == len(texts)
+        assert r["tokens"] == sum(len(enc.encode_ordinary(t)) for t in texts)
+        assert r["premium"] is None
+        assert r["tokens_per_char_ci_low"] < r["tokens_per_char"] < r["tokens_per_char_ci_high"]
+        assert "|docs|" in r["signature"]
+    # every engine and worker count: the same numbers
+    assert compare(spec, ["tiktoken:cl100k_base"], workers=2).equals(df)
+
+
+def test_the_calibrated_premium_is_the_formula(layouts):
+    """(tokens/char of L on the documents) × (chars of L / chars of the pivot on the parallel
+    segments) / (tokens/char of the pivot on the documents), computed here by hand."""
+    spec, _ = layouts[0]["fw"]
+    df = compare(spec, ["tiktoken:cl100k_base"], calibrate="sample", workers=1)
+    enc = tiktoken.get_encoding("cl100k_base")
+    tpc = {lang: sum(len(enc.encode_ordinary(t)) for t in texts) / sum(len(t) for t in texts)
+           for lang, texts in (("en", EN), ("zh", ZH))}
+    r = sum(len(s.texts["zh"]) for s in SEGS) / sum(len(s.texts["en"]) for s in SEGS)
+    zh = df.filter(pl.col("language") == "zh").row(0, named=True)
+    assert zh["premium"] == pytest.approx(tpc["zh"] * r / tpc["en"])
+    assert zh["premium_ci_low"] < zh["premium"] < zh["premium_ci_high"]
+    assert "|calib:sample-zh-en@" in zh["signature"]
+    en = df.filter(pl.col("language") == "en").row(0, named=True)
+    assert (en["premium"], en["premium_ci_low"], en["premium_ci_high"]) == (1.0, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("kw,msg", [({"calibrate": "sample", "join": True}, "drop --join"),
+                                    ({"calibrate": "sample", "pivot": None}, "needs a pivot")])
+def test_bad_calibration_requests(layouts, kw, msg):
+    spec, _ = layouts[0]["fw"]
+    with pytest.raises(TokstatError, match=msg):
+        compare(spec, ["tiktoken:cl100k_base"], **kw)
+
+
+def test_calibration_needs_a_parallel_corpus_with_every_language(layouts, tmp_path):
+    spec, _ = layouts[0]["fw"]
+    with pytest.raises(TokstatError, match="is monolingual"):
+        compare(spec, ["tiktoken:cl100k_base"], calibrate=layouts[0]["jsonl"][0])
+    only_en = tmp_path / "en_fr.tsv"
+    only_en.write_text("en\tfr\nhello\tbonjour\n", encoding="utf-8")
+    with pytest.raises(TokstatError, match="lacks zh"):
+        compare(spec, ["tiktoken:cl100k_base"], calibrate=str(only_en))
+    with pytest.raises(TokstatError, match="this corpus is parallel"):
+        compare("sample", ["tiktoken:cl100k_base"], calibrate="sample")
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_calibrated_premium_agrees_with_the_direct_one(tmp_path):
+    """Tatoeba cmn-eng split three ways by a hash of the pair: English documents from one part,
+    Chinese from another, the third as the calibration set. The calibrated premium's interval (it
+    carries the three samples' noise) covers the direct premium on the whole corpus, and the two
+    agree within 1 %."""
+    from conftest import SHARED
+
+    c = load_corpus(str(Path(SHARED) / "corpora/tatoeba-cmn-eng/cmn.txt"))
+    segs = list(c)
+    part = {s.id: zlib.crc32(("c" + s.id).encode()) % 3 for s in segs}
+    en = [s.texts["en"] for s in segs if part[s.id] == 0]
+    zh = [s.texts["zh"] for s in segs if part[s.id] == 1]
+    cal = [s for s in segs if part[s.id] == 2]
+    pl.DataFrame({"text": en + zh, "language": ["en"] * len(en) + ["zh"] * len(zh)}).write_parquet(tmp_path / "d.parquet")
+    pl.DataFrame({"en": [s.texts["en"] for s in cal], "zh": [s.texts["zh"] for s in cal]}).write_parquet(
+        tmp_path / "cal.parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = compare(c, ["tiktoken:cl100k_base"]).filter(pl.col("language") == "zh").row(0, named=True)
+        cal_row = compare(str(tmp_path / "d.parquet"), ["tiktoken:cl100k_base"],
+                          calibrate=str(tmp_path / "cal.parquet")).filter(pl.col("language") == "zh").row(0, named=True)
+    assert cal_row["premium_ci_low"] <= direct["premium"] <= cal_row["premium_ci_high"]
+    assert abs(cal_row["premium"] / direct["premium"] - 1) < 0.01
+    assert np.isfinite(cal_row["premium"])

@@ -1,0 +1,232 @@
+"""Monolingual corpora: documents, each in one language (pretraining data, product traffic).
+
+A monolingual corpus is a corpus whose segments each hold *one* language's text: the same
+:class:`~tokstat.corpus.Corpus` every stage reads (``meta["kind"] == "monolingual"``), so compare,
+the engine and the metrics need no second pipeline; a premium needs aligned content and is null
+on it unless calibrated on a parallel corpus (:func:`tokstat.compare.compare` ``calibrate``).
+
+Layouts understood:
+
+* a table (JSONL or Parquet, one file, a folder or a glob of shards) with a text column and a
+  language column (``--text-col``, ``--lang-col``; defaults ``text`` and ``language``/``lang``);
+  FineWeb-2's ``language`` + ``language_script`` (``cmn`` + ``Hani``) are read together;
+* shards in per-language folders (``data/zh/*.parquet``, ``data/en/*.jsonl``: CulturaX, MADLAD-400,
+  FineWeb-2's ``data/cmn_Hani/train/*.parquet``): the language is the folder's name;
+* one file per language (``en.txt``, ``zh.txt``) of any lengths, one document per line
+  (``--kind monolingual``);
+* any of the above with one language for everything (``--lang zh``).
+
+A document whose language value is empty or null is ``und`` (counted, never dropped); one without
+text is counted as empty, as in every corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..corpus import Corpus, Segment
+from ..errors import TokstatError
+from ..io import regular_file
+from ..langs import normalize_lang
+from .table import _json_objects
+from .textio import read_lines
+
+LANG_COLUMNS = ("language", "lang")
+SCRIPT_COLUMN = "language_script"
+UND = "und"
+
+
+def columns_of(path: Path) -> list[str]:
+    """The column names of a Parquet file (its schema) or of a JSONL file (its first object)."""
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.ParquetFile(path).schema_arrow.names
+        except Exception as e:  # pyarrow raises ArrowInvalid / OSError on a broken file
+            raise TokstatError(f"cannot read Parquet file ({str(e).splitlines()[0]})", path=path,
+                               fix="check that the file is complete Parquet") from None
+    for _, obj in _json_objects(path):
+        return list(obj)
+    return []
+
+
+def looks_monolingual(path: Path) -> bool:
+    """A table with a ``text`` column and a language column, and no column named by a language."""
+    names = columns_of(path)
+    return "text" in names and any(c in names for c in LANG_COLUMNS)
+
+
+def _lang_of(value, script, path: Path, cache: dict) -> str:
+    """A language value (and FineWeb-2's script) -> tokstat's code; empty or null -> ``und``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return UND
+    if not isinstance(value, str):
+        raise TokstatError(f"the language column holds a {type(value).__name__}, not a language code", path=path,
+                           fix="give each document a language code (e.g. zh, cmn_Hani), or --lang-col NAME")
+    key = (value, script)
+    if key not in cache:
+        code = f"{value}_{script}" if script and "_" not in value and "-" not in value else value
+        cache[key] = normalize_lang(code.strip(), source=path)
+    return cache[key]
+
+
+def _check_text(v, path: Path, no) -> str:
+    if v is None:
+        return ""
+    if not isinstance(v, str):
+        raise TokstatError(f"expected text, found {type(v).__name__}", path=path, line=no,
+                           fix="make the text column a string (or null)")
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise TokstatError(f"a lone surrogate {v[e.start]!r} is not Unicode text", path=path, line=no,
+                           fix="write the character itself (or its surrogate pair)") from None
+    return v
+
+
+def documents(path: Path, *, text_col: str, lang_col: str | None, lang: str | None,
+              id_prefix: str = "", batch_size: int = 2048) -> Iterator[tuple[str, str, str]]:
+    """``(id, language, text)`` of every document of one JSONL/Parquet/text file, streamed."""
+    cache: dict = {}
+    suf = path.suffix.lower()
+    if suf == ".parquet":
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(path)
+        names = pf.schema_arrow.names
+        script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in names else None
+        sel = [text_col] + ([lang_col] if lang_col else []) + ([script] if script else [])
+        n = 0
+        try:
+            for rb in pf.iter_batches(batch_size=batch_size, columns=sel):
+                texts = rb.column(text_col).to_pylist()
+                langs = rb.column(lang_col).to_pylist() if lang_col else None
+                scripts = rb.column(script).to_pylist() if script else None
+                for k, t in enumerate(texts):
+                    n += 1
+                    code = lang or _lang_of(langs[k], scripts[k] if scripts else None, path, cache)
+                    yield f"{id_prefix}{n}", code, _check_text(t, path, None)
+        except OSError as e:
+            raise TokstatError(f"cannot read rows ({str(e).splitlines()[0]})", path=path,
+                               fix="check that the file is complete Parquet") from None
+        except UnicodeDecodeError as e:
+            raise TokstatError(f"invalid UTF-8 in the text column (in the rows from {n + 1})", path=path,
+                               fix="rewrite the column as valid UTF-8 text") from None
+    elif suf in (".jsonl", ".ndjson"):
+        n = 0
+        for no, obj in _json_objects(path):
+            n += 1
+            if n == 1 and text_col not in obj:
+                raise TokstatError(f"no field {text_col!r} in the first object (fields: {', '.join(list(obj)[:8])})",
+                                   path=path, line=no, fix="name the text field with --text-col")
+            code = lang or _lang_of(obj.get(lang_col), obj.get(SCRIPT_COLUMN) if lang_col == "language" else None,
+                                    path, cache)
+            yield f"{id_prefix}{n}", code, _check_text(obj.get(text_col), path, no)
+    else:   # a text file: one document per line, the file's language given
+        for no, t in read_lines(path):
+            yield f"{id_prefix}{no}", lang, t
+
+
+def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col: str | None) -> set[str]:
+    """Every language of the files: the given ones, and one pass over the language column of the
+    others (Parquet: that column only)."""
+    out: set[str] = set()
+    for p, lang in files:
+        if lang is not None:
+            out.add(lang)
+        elif p.suffix.lower() == ".parquet":
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(p)
+            script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in pf.schema_arrow.names else None
+            cache: dict = {}
+            for rb in pf.iter_batches(batch_size=65536, columns=[lang_col] + ([script] if script else [])):
+                vals = rb.column(lang_col).to_pylist()
+                scr = rb.column(script).to_pylist() if script else [None] * len(vals)
+                out.update(_lang_of(v, s, p, cache) for v, s in set(zip(vals, scr)))
+        else:
+            out.update(code for _, code, _ in documents(p, lang=None, text_col=text_col, lang_col=lang_col))
+    return out
+
+
+def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | None = None, lang_col: str | None = None,
+                     name: str | None = None) -> Corpus:
+    """Documents of ``files`` (``(path, language or None)``: None reads the language column) as a
+    monolingual corpus; each file is a shard. The languages are found with one pass over the
+    language column (Parquet: that column only)."""
+    if not files:
+        raise TokstatError("no document files", fix="pass JSONL/Parquet shards or language files")
+    for p, _ in files:
+        regular_file(p, "shard")
+    text_col = text_col or "text"
+    tables = [p for p, lang in files if p.suffix.lower() in (".parquet", ".jsonl", ".ndjson")]
+    if tables:
+        names = columns_of(tables[0])
+        if text_col not in names:
+            raise TokstatError(f"no text column {text_col!r} (columns: {', '.join(names[:8])})", path=tables[0],
+                               fix="name it with --text-col")
+        if lang_col is None and any(lang is None for _, lang in files):
+            lang_col = next((c for c in LANG_COLUMNS if c in names), None)
+            if lang_col is None:
+                raise TokstatError(f"no language column (columns: {', '.join(names[:8])})", path=tables[0],
+                                   fix="name it with --lang-col, or give the language with --lang")
+        elif lang_col is not None and lang_col not in names:
+            raise TokstatError(f"no language column {lang_col!r} (columns: {', '.join(names[:8])})", path=tables[0],
+                               fix="name it with --lang-col")
+    kw = {"text_col": text_col, "lang_col": lang_col}
+    langs = sorted(_languages(files, **kw), key=lambda k: (k == UND, k))
+    if not langs:
+        raise TokstatError("no document in the files", path=files[0][0], fix="check the files")
+    multi = len(files) > 1
+
+    def shard(p: Path, lang: str | None) -> Corpus:
+        prefix = f"{p.parent.name}/{p.stem}:" if multi else ""
+
+        def gen():
+            for did, code, text in documents(p, lang=lang, id_prefix=prefix, **kw):
+                yield Segment(did, {code: text})
+        return Corpus(p.stem, list(langs), gen, [p], {"loader": "monolingual", "kind": "monolingual"})
+
+    shards = [shard(p, lang) for p, lang in files]
+
+    def gen():
+        for sh in shards:
+            yield from sh
+
+    meta = {"loader": "monolingual", "kind": "monolingual", "text_col": text_col, "lang_col": lang_col}
+    return Corpus(name or files[0][0].parent.name or files[0][0].stem, list(langs), gen, [p for p, _ in files], meta,
+                  shards=shards if multi else None)
+
+
+def language_folders(directory: Path) -> list[tuple[Path, str]] | None:
+    """Per-language folders of shards (``zh/*.parquet``, ``cmn_Hani/train/*.parquet``): ``[(shard,
+    language)]``, or None when the folder is not laid out that way."""
+    from . import SHARD_SUFFIXES
+
+    out = []
+    subs = [d for d in sorted(directory.iterdir()) if d.is_dir() and not d.name.startswith(".")]
+    if not subs:
+        return None
+    for d in subs:
+        files = sorted(q for q in d.rglob("*") if q.suffix.lower() in SHARD_SUFFIXES + (".txt",) and q.is_file())
+        if not files:
+            continue
+        try:
+            code = normalize_lang(d.name, source=d)
+        except TokstatError:
+            return None
+        out.extend((q, code) for q in files)
+    codes = {c for _, c in out}
+    if not out or len(codes) < 1:
+        return None
+    return out
+
+
+def monolingual_textdir(directory: Path, files: dict[str, Path]) -> Corpus:
+    """One file per language of any lengths, one document per line (``--kind monolingual``)."""
+    return load_monolingual([(p, lang) for lang, p in files.items()], name=directory.name)
+
+
+__all__ = ["load_monolingual", "looks_monolingual", "language_folders", "monolingual_textdir", "documents", "UND"]

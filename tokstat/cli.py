@@ -406,6 +406,61 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
             _print(f"wrote {p}")
 
 
+@cli.command("budget")
+@click.argument("corpus_spec")
+@corpus_options
+@tokenizer_options()
+@click.option("--sample", "sample", default="0.01", show_default=True,
+              help="a fraction of the clusters (Parquet row groups, 1 MiB JSONL blocks), or a number of them")
+@click.option("--seed", default=0, show_default=True, help="seed of the sample")
+@click.option("--exact", is_flag=True, help="also count every document (beside the estimate)")
+@click.option("--workers", type=int, help="--exact: worker processes (default: all cores)")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="--exact: where the counting runs (ray: actors read the shards themselves)")
+@click.option("--address", help="Ray cluster address for --engine ray")
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+@click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records")
+@quiet_option
+def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, address, out, as_json, quiet, **kw):
+    """Tokens of a monolingual corpus per tokenizer and language: estimated from a cluster sample
+    with a 95 % interval (no full read), or counted exactly beside it (--exact)."""
+    from .budget import budget
+    from .io import write_tables
+
+    try:
+        frac = float(sample)
+    except ValueError:
+        raise TokstatError(f"bad --sample {sample!r}", fix="a fraction like 0.01 or a number of clusters like 200") from None
+    c = load(corpus_spec, **_pop_corpus(kw))
+    check_outputs({"--out": (out, "table")}, inputs=inputs_of(corpus_spec, c))
+    df = budget(c, list(tokenizers), sample=int(frac) if frac > 1 and frac.is_integer() else frac, seed=seed,
+                exact=exact, engine=engine, workers=workers, address=address, progress=False if quiet else None)
+    if as_json:
+        click.echo(json_for_terminal(df.write_json()))
+    else:
+        from .fmt import si
+
+        def cell(r, col):
+            if col == "tokens":
+                return f"{si(r['tokens'])} [{si(r['tokens_low'])}–{si(r['tokens_high'])}]"
+            if col == "bytes":
+                return f"{si(r['bytes'])}B"
+            if col in ("token_share", "byte_share"):
+                return "–" if r[col] is None else f"{r[col]:.1%}"
+            if col == "exact":
+                return "–" if r["exact"] is None else si(r["exact"])
+            return fmt(r[col], col)
+
+        cols = [("tokenizer", "tokenizer"), ("language", "lang"), ("bytes", "bytes"), ("tokens", "tokens [95% CI]"),
+                ("token_share", "of tokens"), ("byte_share", "of bytes")] + ([("exact", "exact")] if exact else [])
+        _print(_table(f"tokstat budget — {c.name}", cols, df.iter_rows(named=True), cell))
+        _print(f"estimator: {df['estimator'][0]}")
+    if out:
+        write_tables({out: df})
+        if not as_json:
+            _print(f"wrote {out}")
+
+
 @cli.command("train")
 @click.argument("corpus_spec")
 @corpus_options

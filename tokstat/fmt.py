@@ -26,6 +26,15 @@ MONEY = {"dollars", "usd_per_request", "usd_per_1k_requests", "serving_usd_per_m
 BIG = {"training_tokens", "training_flops", "embedding_params", "kv_cache_bytes_per_1k_chars", "gpu_hours"}
 
 
+def si(v: float) -> str:
+    """A count with an SI prefix, three significant digits.
+
+    >>> si(812_345_678_901), si(950)
+    ('812G', '950')
+    """
+    return _si(v)
+
+
 def _si(v: float) -> str:
     for unit, k in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if abs(v) >= k:

@@ -218,6 +218,11 @@ class Adapter:
         enc = self.encode_spans(texts)
         return [enc.tokens(i) for i in range(len(texts))]
 
+    def token_counts(self, texts: list[str]) -> np.ndarray:
+        """Tokens per text (special tokens excluded), without the spans: what a budget counts."""
+        with native_errors(self.id):
+            return np.asarray(self._encode(texts)[1], dtype=np.int64)
+
     def encode_spans(self, texts: list[str]) -> Encoded:
         with native_errors(self.id):
             ids, counts, starts, ends = self._encode(texts)

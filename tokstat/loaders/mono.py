@@ -195,7 +195,8 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
         for sh in shards:
             yield from sh
 
-    meta = {"loader": "monolingual", "kind": "monolingual", "text_col": text_col, "lang_col": lang_col}
+    meta = {"loader": "monolingual", "kind": "monolingual", "text_col": text_col, "lang_col": lang_col,
+            "files": [(str(p), lang) for p, lang in files]}
     return Corpus(name or files[0][0].parent.name or files[0][0].stem, list(langs), gen, [p for p, _ in files], meta,
                   shards=shards if multi else None)
 

@@ -1,0 +1,228 @@
+"""Token budgets of monolingual corpora at their size: estimated from a sample, with an interval,
+or counted exactly.
+
+The sample is a **cluster sample** drawn without reading the corpus: the population is every
+Parquet row group (from the files' metadata) and every block of ``BLOCK`` bytes of every JSONL or
+text file (from the file sizes); a document belongs to the cluster holding its first byte (a
+JSONL block is read from the first line that starts inside it to the last one that does, so every
+document belongs to exactly one block). ``m`` of the ``M`` clusters are drawn uniformly without
+replacement (seeded) and read whole. For any per-document total y (tokens of tokenizer T in
+language L, documents, characters, bytes) the estimator is the expansion estimator of cluster
+sampling with equal probabilities (Cochran 1977, §9.2), unbiased whatever the clusters' sizes:
+
+    Ŷ = (M/m) · Σ_{j∈s} y_j,     Var(Ŷ) = M² (1 − m/M) s²_y / m,
+
+with s²_y the variance of the sampled cluster totals; the 95 % interval is Ŷ ± t_{0.975, m−1}·SE.
+Nothing is length-biased: clusters are drawn with equal probability and read whole. ``exact``
+counts every document with the compare engine (worker processes, or Ray actors that read shards
+themselves) and puts the count beside the estimate.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from .adapters import Adapter
+from .corpus import Corpus, normalizer
+from .errors import TokstatError
+from .loaders import load_corpus
+from .loaders.mono import SCRIPT_COLUMN, UND, _check_text, _lang_of
+
+#: bytes of a JSONL/text block (one cluster)
+BLOCK = 1 << 20
+#: at least this many clusters are drawn (all of them when the corpus has fewer)
+MIN_CLUSTERS = 30
+BUDGET_COLUMNS = ["tokenizer", "language", "documents", "documents_low", "documents_high", "bytes", "bytes_low",
+                  "bytes_high", "documents_sampled", "clusters_sampled", "clusters", "tokens", "tokens_low",
+                  "tokens_high", "tokens_per_byte", "token_share", "byte_share", "exact", "exact_bytes",
+                  "estimator", "signature"]
+
+
+@dataclass(frozen=True)
+class Cluster:
+    path: str
+    lang: str | None          # the file's language, or None: read from the language column
+    kind: str                 # "rowgroup" or "block"
+    index: int
+
+
+def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cluster]:
+    """Every cluster of the files, from metadata and sizes only."""
+    import pyarrow.parquet as pq
+
+    out = []
+    for path, lang in files:
+        if path.lower().endswith(".parquet"):
+            n = pq.ParquetFile(path).metadata.num_row_groups
+            out.extend(Cluster(path, lang, "rowgroup", i) for i in range(n))
+        else:
+            size = os.path.getsize(path)
+            out.extend(Cluster(path, lang, "block", i) for i in range(max(1, math.ceil(size / block))))
+    return out
+
+
+def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int = BLOCK) -> list[tuple[str, str]]:
+    """``(language, text)`` of every document of one cluster (see the module docstring)."""
+    cache: dict = {}
+    p = Path(cl.path)
+    if cl.kind == "rowgroup":
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(p)
+        names = pf.schema_arrow.names
+        script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in names else None
+        cols = [text_col] + ([lang_col] if lang_col and cl.lang is None else []) + ([script] if script and cl.lang is None else [])
+        t = pf.read_row_group(cl.index, columns=cols)
+        texts = t.column(text_col).to_pylist()
+        langs = t.column(lang_col).to_pylist() if lang_col and cl.lang is None else None
+        scr = t.column(script).to_pylist() if script and cl.lang is None else None
+        return [(cl.lang or _lang_of(langs[k], scr[k] if scr else None, p, cache), _check_text(x, p, None))
+                for k, x in enumerate(texts)]
+    import json
+
+    start, end = cl.index * block, (cl.index + 1) * block
+    out = []
+    with open(p, "rb") as f:
+        if start > 0:
+            f.seek(start - 1)
+            if f.read(1) != b"\n":
+                f.readline()              # the line holding `start` began in the block before
+        while f.tell() < end:
+            raw = f.readline()
+            if not raw:
+                break
+            line = raw.decode("utf-8").rstrip("\n").removesuffix("\r")
+            if p.suffix.lower() in (".jsonl", ".ndjson"):
+                if not line.strip():
+                    continue
+                obj = json.loads(line)
+                lang = cl.lang or _lang_of(obj.get(lang_col), obj.get(SCRIPT_COLUMN) if lang_col == "language" else None,
+                                           p, cache)
+                out.append((lang, _check_text(obj.get(text_col), p, None)))
+            else:
+                out.append((cl.lang, line))
+    return out
+
+
+def _t975(df: int) -> float:
+    """Student's t quantile 0.975 (a table, then the normal)."""
+    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+             12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
+    if df <= 0:
+        return float("inf")
+    for k in sorted(table):
+        if df <= k:
+            return table[k]
+    return 1.96
+
+
+def expand(totals: np.ndarray, M: int) -> tuple[float, float, float]:
+    """``(estimate, low, high)`` of the population total from the sampled cluster totals.
+
+    >>> expand(np.array([10.0, 12.0, 8.0, 10.0]), 4)          # every cluster: exact, zero width
+    (40.0, 40.0, 40.0)
+    """
+    m = len(totals)
+    est = M / m * float(totals.sum())
+    if m >= M:
+        return est, est, est
+    se = M * math.sqrt((1 - m / M) * float(totals.var(ddof=1)) / m) if m > 1 else float("inf")
+    h = _t975(m - 1) * se
+    return est, max(0.0, est - h), est + h
+
+
+def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01, seed: int = 0,
+           exact: bool = False, block: int = BLOCK, engine: str = "local", workers: int | None = None,
+           address: str | None = None, progress: bool | None = None, **load_kw) -> pl.DataFrame:
+    """Per (tokenizer, language): documents, bytes and tokens of a monolingual corpus, estimated
+    from a cluster sample (``sample``: a fraction of the clusters, or a number of them; at least
+    :data:`MIN_CLUSTERS`) with 95 % intervals; ``exact`` also counts every document (the
+    ``exact`` and ``exact_bytes`` columns). ``token_share``/``byte_share``: the language's share of
+    the tokenizer's tokens and of the bytes."""
+    from .compare import resolve_tokenizers
+
+    c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus, **load_kw)
+    if c.kind != "monolingual":
+        raise TokstatError(f"{c.name} is a parallel corpus: budget estimates the tokens of monolingual data",
+                           fix="run tokstat compare on it (exact counts), or pass --kind monolingual for documents")
+    if not (isinstance(sample, (int, float)) and sample > 0 and math.isfinite(sample)):
+        raise TokstatError(f"--sample must be a fraction in (0, 1] or a number of clusters, got {sample}",
+                           fix="e.g. --sample 0.01 or --sample 200")
+    if isinstance(sample, float) and sample > 1 and not sample.is_integer():
+        raise TokstatError(f"--sample {sample}: a fraction is at most 1, a number of clusters is whole",
+                           fix="e.g. --sample 0.01 or --sample 200")
+    files = c.meta.get("files") or []
+    cls = clusters(files, block)
+    M = len(cls)
+    want = math.ceil(sample * M) if sample <= 1 else int(sample)
+    m = min(M, max(MIN_CLUSTERS, want))
+    rng = np.random.default_rng(seed)
+    drawn = sorted(rng.choice(M, size=m, replace=False).tolist())
+    adapters: list[Adapter] = resolve_tokenizers(list(tokenizers), c)
+    norm = normalizer(c.meta.get("normalize", "nfc"))
+    langs = list(c.languages)
+    li = {lang: k for k, lang in enumerate(langs)}
+    # per sampled cluster: documents, characters, bytes per language; tokens per (tokenizer, language)
+    docs = np.zeros((m, len(langs)))
+    nbytes = np.zeros((m, len(langs)))
+    toks = np.zeros((len(adapters), m, len(langs)))
+    from .progress import Meter
+
+    with Meter(f"budget {c.name}: {m:,} of {M:,} clusters", enabled=progress, total=m) as meter:
+        for j, k in enumerate(drawn):
+            rows = read_cluster(cls[k], text_col=c.meta.get("text_col") or "text", lang_col=c.meta.get("lang_col"),
+                                block=block)
+            texts = [norm(t) for _, t in rows]
+            idx = np.array([li.get(lang, -1) for lang, _ in rows], dtype=np.int64)   # -1: a language left out
+            keep = idx >= 0
+            b = np.array([len(t.encode("utf-8", "surrogatepass")) for t in texts], dtype=np.float64)
+            live = keep & (b > 0)
+            np.add.at(docs[j], idx[keep], 1)
+            np.add.at(nbytes[j], idx[live], b[live])
+            for ai, a in enumerate(adapters):
+                n = a.token_counts(texts).astype(np.float64) if texts else np.zeros(0)
+                np.add.at(toks[ai, j], idx[live], n[live])
+            meter.advance(1, int(b.sum()))
+    ex = None
+    if exact:
+        from .compare import compare
+
+        ex = compare(c, adapters, pivot=None, n_boot=0, engine=engine, workers=workers, address=address,
+                     progress=progress)
+    out = []
+    sig_corpus = f"corpus:{c.name}@{c.fingerprint()[:8]}" if exact else f"corpus:{c.name}"
+    for ai, a in enumerate(adapters):
+        tot_tokens = expand(toks[ai].sum(axis=1), M)[0]
+        tot_bytes = expand(nbytes.sum(axis=1), M)[0]
+        for lang, k in li.items():
+            d = expand(docs[:, k], M)
+            by = expand(nbytes[:, k], M)
+            tk = expand(toks[ai, :, k], M)
+            r = {"tokenizer": a.id, "language": lang, "documents": d[0], "documents_low": d[1], "documents_high": d[2],
+                 "bytes": by[0], "bytes_low": by[1], "bytes_high": by[2], "documents_sampled": int(docs[:, k].sum()),
+                 "clusters_sampled": m, "clusters": M, "tokens": tk[0], "tokens_low": tk[1], "tokens_high": tk[2],
+                 "tokens_per_byte": tk[0] / by[0] if by[0] > 0 else None,
+                 "token_share": tk[0] / tot_tokens if tot_tokens > 0 else None,
+                 "byte_share": by[0] / tot_bytes if tot_bytes > 0 else None,
+                 "exact": None, "exact_bytes": None,
+                 "estimator": f"cluster sample: {m} of {M} clusters (row groups / {block:,}-byte blocks), seed {seed}, "
+                              "expansion estimator, 95% t interval",
+                 "signature": f"{sig_corpus}|tok:{a.signature}|lib:{a.library_version}|"
+                              f"norm:{c.meta.get('normalize', 'nfc')}|sample:{m}/{M}-seed{seed}"}
+            if ex is not None:
+                e = ex.filter((pl.col("tokenizer") == a.id) & (pl.col("language") == lang))
+                r["exact"] = int(e["tokens"][0]) if e.height and e["tokens"][0] is not None else 0
+                r["exact_bytes"] = int(e["bytes"][0]) if e.height and e["bytes"][0] is not None else 0
+            out.append(r)
+    return pl.DataFrame(out, schema_overrides={"exact": pl.Int64, "exact_bytes": pl.Int64, "tokens_per_byte": pl.Float64,
+                                               "token_share": pl.Float64, "byte_share": pl.Float64},
+                        infer_schema_length=None).select(BUDGET_COLUMNS)
+
+
+__all__ = ["budget", "clusters", "read_cluster", "expand", "BUDGET_COLUMNS"]

@@ -190,3 +190,35 @@ def test_calibrated_premium_agrees_with_the_direct_one(tmp_path):
     assert cal_row["premium_ci_low"] <= direct["premium"] <= cal_row["premium_ci_high"]
     assert abs(cal_row["premium"] / direct["premium"] - 1) < 0.01
     assert np.isfinite(cal_row["premium"])
+
+
+def test_train_and_plan_on_monolingual_documents(layouts, tmp_path):
+    """Training on documents: a mix of characters is met as stated; a mix of content needs aligned
+    text and says so; the sweep evaluates each language on its held-out documents, and the plan
+    weighs the held-out text's own characters when no premium states content."""
+    from tokstat.mix import Mix
+    from tokstat.sweep import sweep
+    from tokstat.train import training_texts
+    from tokstat.vocabplan import vocab_plan
+
+    spec, _ = layouts[0]["fw"]
+    c = load_corpus(spec)
+    texts = training_texts(c, mix={"zh": 0.7, "en": 0.3}, mix_unit="chars")
+    zh = sum(len(t) for t in texts if any("\u4e00" <= ch <= "\u9fff" for ch in t))
+    assert 0.65 < zh / sum(len(t) for t in texts) < 0.75
+    with pytest.raises(TokstatError, match="a mix of content needs segments with text in every mix language"):
+        training_texts(c, mix={"zh": 0.5, "en": 0.5})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sw = sweep(c, "bpe", [500, 1000, 2000, 4000], n_boot=0)
+    assert sw["premium"].is_null().all() and sw["tokens_per_char"].is_not_null().all()
+    assert all("|docs|" in s for s in sw["signature"].to_list())
+    plan = vocab_plan(sw, n_nv=6.5e9, d_model=4096)
+    held = sw.filter(pl.col("vocab_size") == 4000)
+    share = {r["language"]: r["chars"] for r in held.iter_rows(named=True)}
+    assert plan.mix_chars == pytest.approx({k: v / sum(share.values()) for k, v in share.items()})
+    assert any("monolingual" in w for w in plan.warnings)
+    stated = vocab_plan(sw, n_nv=6.5e9, d_model=4096, mix=Mix({"en": 0.3, "zh": 0.7}, "chars"))
+    assert stated.mix_chars == {"en": 0.3, "zh": 0.7} and stated.mix_conversion == "characters en 30% · zh 70%"
+    with pytest.raises(TokstatError, match="cannot convert a mix in content"):
+        vocab_plan(sw, n_nv=6.5e9, d_model=4096, mix={"en": 0.3, "zh": 0.7})

@@ -107,6 +107,8 @@ class Mix:
     def shares_in(self, unit: str, amounts: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
         """The mix restated in ``unit`` (content, chars, bytes or tokens)."""
         check_unit(unit, "unit")
+        if unit == self.unit:
+            return dict(self.shares)     # no conversion: true on any data, parallel or not
         w = self.content(amounts)
         a = self.amounts_of(amounts, unit)
         raw = {k: w[k] * a[k] for k in w}
@@ -119,9 +121,12 @@ class Mix:
         order = [self.unit] + [u for u in units if u != self.unit]
         parts = []
         for u in order:
-            if u != "content" and any(amounts.get(k, {}).get(u) is None for k in self.shares):
+            if u not in ("content", self.unit) and any(amounts.get(k, {}).get(u) is None for k in self.shares):
                 continue
-            s = self.shares_in(u, amounts)
+            try:
+                s = self.shares_in(u, amounts)
+            except TokstatError:       # not convertible on these results (no premium: no content)
+                continue
             parts.append(f"{UNIT_WORDS[u]} " + " · ".join(f"{k} {v:.0%}" for k, v in s.items()))
         return " = ".join(parts)
 

@@ -80,7 +80,8 @@ def _training_texts(corpus, *, split: Split, languages, mix, keep=None) -> tuple
                            "aligned text)", fix="state the mix in chars or bytes (--mix-unit chars)")
     unit = "bytes" if mix.unit == "bytes" else "chars"
     size = (lambda t: len(t.encode("utf-8", "surrogatepass"))) if unit == "bytes" else len
-    target = mix.shares_in(unit, {k: {"chars": c, "bytes": b} for k, (c, b) in aligned.items()})
+    target = (mix.shares_in(unit, {k: {"chars": c, "bytes": b} for k, (c, b) in aligned.items()})
+              if mix.unit == "content" else dict(mix.shares))    # shares of chars or bytes are met as stated
     total = sum(size(t) for k in mix.shares for t in per[k])
     rng = random.Random(split.seed)
     out = []

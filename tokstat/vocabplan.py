@@ -496,6 +496,19 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
             if c.v_floor < max(c.sizes) * 4:
                 warnings.append(f"{lang}: the fitted curve stops falling at V ≈ {c.v_floor:,.0f}; it is held flat "
                                 "beyond (a larger vocabulary never costs more tokens)")
+        first = sweep.filter(pl.col("vocab_size") == sweep["vocab_size"].max())
+        amounts = amounts_from_results(first.to_dicts())
+        if mixm is None and len(langs) > 1 and any("chars" not in amounts.get(k, {}) for k in langs):
+            # no premium (a monolingual sweep): content cannot be stated; the held-out text's own shares
+            from .mix import Mix
+
+            ch = {r["language"]: float(r.get("chars") or 0) for r in first.to_dicts() if r["language"] in langs}
+            if sum(ch.values()) <= 0:
+                raise TokstatError("the sweep has neither premiums nor characters per language to weigh a mix",
+                                   fix="pass --mix with --mix-unit chars")
+            mixm = Mix({k: v / sum(ch.values()) for k, v in ch.items()}, "chars")
+            warnings.append("no premium in the sweep (monolingual data): the mix is the held-out text's own character "
+                            "shares; state yours with --mix ... --mix-unit chars")
         mixm = mixm or equal(langs)
         missing = [k for k in mixm.shares if k not in curves]
         if missing:
@@ -503,10 +516,11 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
                                fix=f"use {', '.join(sorted(curves))}")
         mixw = dict(mixm.shares)
         if len(mixw) > 1:
-            first = sweep.filter(pl.col("vocab_size") == sweep["vocab_size"].max())
-            amounts = amounts_from_results(first.to_dicts())
             mix_chars = mixm.shares_in("chars", amounts)
-            conversion = mixm.conversion(amounts, units=("content", "chars", "bytes"))
+            try:
+                conversion = mixm.conversion(amounts, units=("content", "chars", "bytes"))
+            except TokstatError:            # no premium: the mix as stated, unconverted
+                conversion = mixm.describe()
         else:
             mix_chars = {k: 1.0 for k in mixw}
             conversion = mixm.describe()

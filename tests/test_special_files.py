@@ -58,6 +58,26 @@ def _folder(t: Path, special, name: str = "zh.txt") -> Path:
     return d
 
 
+def _lang_folder(tmp, special):
+    """Per-language folders of shards (FineWeb-2 style), one shard special."""
+    import polars as pl
+
+    d = tmp / "data" / "eng_Latn"
+    d.mkdir(parents=True)
+    pl.DataFrame({"text": ["Hello.", "Good."]}).write_parquet(d / "000.parquet")
+    special(d / "001.parquet")
+    return tmp / "data"
+
+
+def _mono(tmp):
+    """A small monolingual table (text + language)."""
+    import polars as pl
+
+    p = tmp / "docs.parquet"
+    pl.DataFrame({"text": ["Hello.", "你好。"], "language": ["en", "zh"]}).write_parquet(p)
+    return p
+
+
 # command -> build(tmp, make_special) -> (argv, name of the special path)
 COMMANDS = {
     "corpus-info": lambda t, mk: (["corpus", "info", str(t / "c.tsv")], mk(t / "c.tsv") or "c.tsv"),
@@ -71,6 +91,12 @@ COMMANDS = {
     "folder-language-file": lambda t, mk: (["compare", str(_folder(t, mk)), "-t", "train:bpe:300"], "zh.txt"),
     "folder-flores-file": lambda t, mk: (["corpus", "info", str(_folder(t, mk, "zho_Hans.dev"))], "zho_Hans.dev"),
     "folder-shard": lambda t, mk: (["compare", str(_folder(t, mk, "b.parquet")), "-t", "train:bpe:300"], "b.parquet"),
+    "mono-lang-folder": lambda t, mk: (["budget", str(_lang_folder(t, mk)), "-t", "tiktoken:cl100k_base"], "001.parquet"),
+    "mono-textdir": lambda t, mk: (["corpus", "info", str(_folder(t, mk)), "--kind", "monolingual"], "zh.txt"),
+    "mono-budget-shard": lambda t, mk: (["budget", str(_folder(t, mk, "b.jsonl")), "-t", "tiktoken:cl100k_base"],
+                                        "b.jsonl"),
+    "calibrate": lambda t, mk: (["compare", str(_mono(t)), "-t", "tiktoken:cl100k_base", "--calibrate",
+                                 str(t / "cal.tsv")], mk(t / "cal.tsv") or "cal.tsv"),
     "train": lambda t, mk: (["train", str(t / "c.tsv"), "--algo", "bpe", "--vocab-size", "300", "--out", str(t / "tok")],
                             mk(t / "c.tsv") or "c.tsv"),
     "sweep": lambda t, mk: (["sweep", str(t / "c.tsv"), "--sizes", "300,400"], mk(t / "c.tsv") or "c.tsv"),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,8 +194,10 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
     if exact:
         from .compare import compare
 
-        ex = compare(c, adapters, pivot=None, n_boot=0, engine=engine, workers=workers, address=address,
-                     progress=progress)
+        with warnings.catch_warnings():      # null word columns: asked for (words=False), not news
+            warnings.filterwarnings("ignore", message=".*zero denominator, reported as null.*")
+            ex = compare(c, adapters, pivot=None, n_boot=0, engine=engine, workers=workers, address=address,
+                         progress=progress, words=False)
     out = []
     sig_corpus = f"corpus:{c.name}@{c.fingerprint()[:8]}" if exact else f"corpus:{c.name}"
     for ai, a in enumerate(adapters):

@@ -39,6 +39,7 @@ UND = "und"
 
 def columns_of(path: Path) -> list[str]:
     """The column names of a Parquet file (its schema) or of a JSONL file (its first object)."""
+    regular_file(path, "shard")       # a FIFO or a device would be read forever
     if path.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
@@ -211,7 +212,7 @@ def language_folders(directory: Path) -> list[tuple[Path, str]] | None:
     if not subs:
         return None
     for d in subs:
-        files = sorted(q for q in d.rglob("*") if q.suffix.lower() in SHARD_SUFFIXES + (".txt",) and q.is_file())
+        files = sorted(q for q in d.rglob("*") if q.suffix.lower() in SHARD_SUFFIXES + (".txt",) and not q.is_dir())
         if not files:
             continue
         try:

@@ -68,8 +68,21 @@ def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cl
     return out
 
 
-def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int = BLOCK) -> list[tuple[str, str]]:
-    """``(language, text)`` of every document of one cluster (see the module docstring)."""
+def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int = BLOCK,
+                 lang_id: str = "off") -> list[tuple[str, str]]:
+    """``(language, text)`` of every document of one cluster (see the module docstring); with
+    ``lang_id`` the languages are identified (``spans``: one item per language span)."""
+    if lang_id != "off":
+        from .langid import identify, spans
+
+        out = []
+        for _, text in read_cluster(Cluster(cl.path, UND, cl.kind, cl.index), text_col=text_col, lang_col=None,
+                                    block=block):
+            if lang_id == "doc" or not text.strip():
+                out.append((identify(text)[0] if text.strip() else UND, text))
+            else:
+                out.extend(spans(text))
+        return out
     cache: dict = {}
     p = Path(cl.path)
     if cl.kind == "rowgroup":
@@ -178,7 +191,7 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
     with Meter(f"budget {c.name}: {m:,} of {M:,} clusters", enabled=progress, total=m) as meter:
         for j, k in enumerate(drawn):
             rows = read_cluster(cls[k], text_col=c.meta.get("text_col") or "text", lang_col=c.meta.get("lang_col"),
-                                block=block)
+                                block=block, lang_id=c.meta.get("lang_id") or "off")
             texts = [norm(t) for _, t in rows]
             idx = np.array([li.get(lang, -1) for lang, _ in rows], dtype=np.int64)   # -1: a language left out
             keep = idx >= 0
@@ -217,7 +230,8 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
                  "estimator": f"cluster sample: {m} of {M} clusters (row groups / {block:,}-byte blocks), seed {seed}, "
                               "expansion estimator, 95% t interval",
                  "signature": f"{sig_corpus}|tok:{a.signature}|lib:{a.library_version}|"
-                              f"norm:{c.meta.get('normalize', 'nfc')}|sample:{m}/{M}-seed{seed}"}
+                              f"norm:{c.meta.get('normalize', 'nfc')}|sample:{m}/{M}-seed{seed}"
+                              + (f"|{c.meta['lang_id_signature']}" if c.meta.get("lang_id_signature") else "")}
             if ex is not None:
                 e = ex.filter((pl.col("tokenizer") == a.id) & (pl.col("language") == lang))
                 r["exact"] = int(e["tokens"][0]) if e.height and e["tokens"][0] is not None else 0

@@ -109,6 +109,9 @@ def corpus_options(f):
                      "FineWeb-2's language_script is read with it)"),
         click.option("--lang", "doc_lang", help="monolingual: one language for every document (a file or shards "
                      "without a language column)"),
+        click.option("--lang-id", type=click.Choice(["off", "doc", "spans"]), default="off", show_default=True,
+                     help="monolingual: identify each document's language (doc), or each span of a code-switched "
+                     "document (spans); low confidence is und (needs tokstat[langid])"),
     )(f)
 
 
@@ -159,14 +162,15 @@ def wide_option(f):
 
 
 def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", source_lang="en", quoting="auto",
-         normalize="nfc", languages=None, corpus_kind="auto", text_col=None, lang_col=None, doc_lang=None):
+         normalize="nfc", languages=None, corpus_kind="auto", text_col=None, lang_col=None, doc_lang=None,
+         lang_id="off"):
     """The corpus of a command's corpus options (its languages selected)."""
     from . import parse
     from .loaders import load_corpus
 
     c = load_corpus(spec, columns=parse.columns(columns), split=data_split, encoding_errors=encoding_errors,
                     source_lang=source_lang, quoting=quoting, normalize=normalize, kind=corpus_kind,
-                    text_col=text_col, lang_col=lang_col, lang=doc_lang)
+                    text_col=text_col, lang_col=lang_col, lang=doc_lang, lang_id=lang_id)
     langs = parse.languages(languages)
     return c.select(langs) if langs else c
 
@@ -178,7 +182,7 @@ def inputs_of(spec: str, corpus) -> list[Path]:
 
 def _pop_corpus(kw: dict) -> dict:
     return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "quoting", "normalize",
-                                   "languages", "corpus_kind", "text_col", "lang_col", "doc_lang")}
+                                   "languages", "corpus_kind", "text_col", "lang_col", "doc_lang", "lang_id")}
 
 
 # ---------------------------------------------------------------- commands

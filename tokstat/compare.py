@@ -167,6 +167,8 @@ def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str
         parts.append("mode:join")
     if corpus.kind == "monolingual":
         parts.append("docs")
+        if corpus.meta.get("lang_id_signature"):
+            parts.append(corpus.meta["lang_id_signature"])
     if calibration:
         parts.append(f"calib:{calibration}")
     parts.append(f"tokstat:{__version__}")

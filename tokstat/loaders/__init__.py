@@ -22,7 +22,7 @@ from .tmx import load_tmx
 
 __all__ = ["load_corpus", "corpora_dir", "manifests", "BUNDLED"]
 
-BUNDLED = {"sample": "sample-zh-en", "sample-zh-en": "sample-zh-en"}
+BUNDLED = {"sample": "sample-zh-en", "sample-zh-en": "sample-zh-en", "sample-docs": "sample-docs"}
 
 
 def corpora_dir() -> Path:
@@ -84,7 +84,7 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
                 split: str | None = None, encoding_errors: str = "strict",
                 langmap: dict[str, str] | None = None, source_lang: str = "en", quoting: str = "auto",
                 normalize: str = "nfc", kind: str = "auto", text_col: str | None = None,
-                lang_col: str | None = None, lang: str | None = None) -> Corpus:
+                lang_col: str | None = None, lang: str | None = None, lang_id: str = "off") -> Corpus:
     """Resolve a corpus spec string (see README, "Corpora") to a :class:`~tokstat.corpus.Corpus`.
     ``quoting`` (``auto``, ``csv``, ``none``) is how a TSV file quotes (see ``load_delimited``);
     ``normalize`` (``nfc``, ``nfkc``, ``none``) the Unicode normalisation every text gets.
@@ -96,7 +96,14 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
     normalizer(normalize)   # an unknown form is an error before anything is read
     if kind not in ("auto", "parallel", "monolingual"):
         raise TokstatError(f"unknown corpus kind {kind!r}", fix="use --kind auto, parallel or monolingual")
-    mono = {"text_col": text_col, "lang_col": lang_col, "lang": normalize_lang(lang) if lang else None}
+    from ..langid import check_mode
+
+    lang_id = check_mode(lang_id)
+    if lang_id != "off" and lang:
+        raise TokstatError("--lang-id identifies each document's language; --lang gives one to all",
+                           fix="drop one of them")
+    mono = {"text_col": text_col, "lang_col": lang_col, "lang": normalize_lang(lang) if lang else None,
+            "lang_id": lang_id if lang_id != "off" else None}
     if kind == "parallel" and any(mono.values()):
         raise TokstatError("--text-col, --lang-col and --lang describe a monolingual corpus, not --kind parallel",
                            fix="drop them, or use --kind monolingual")
@@ -114,11 +121,12 @@ def _mono_files(paths: list[Path], lang: str | None) -> list[tuple[Path, str | N
 
 
 def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors="strict", langmap=None,
-          source_lang="en", quoting="auto", kind="auto", text_col=None, lang_col=None, lang=None) -> Corpus:
+          source_lang="en", quoting="auto", kind="auto", text_col=None, lang_col=None, lang=None,
+          lang_id=None) -> Corpus:
     """:func:`load_corpus` without the normalisation."""
     spec = str(spec)
-    mono_asked = kind == "monolingual" or bool(text_col or lang_col or lang)
-    mono_kw = {"text_col": text_col, "lang_col": lang_col}
+    mono_asked = kind == "monolingual" or bool(text_col or lang_col or lang or lang_id)
+    mono_kw = {"text_col": text_col, "lang_col": lang_col, "lang_id": lang_id or "off"}
     if quoting != "auto" and not (Path(spec).suffix.lower() in (".tsv", ".txt") and Path(spec).is_file()):
         raise TokstatError(f"--quoting {quoting} applies to TSV files only, not {spec}",
                            fix="drop --quoting (CSV is always RFC 4180 quoted; other formats have no quoting)")
@@ -138,6 +146,10 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
         if split is not None:
             raise TokstatError(f"--split applies to Hugging Face datasets, not to the bundled corpus {spec}",
                                fix="drop --split")
+        if BUNDLED[spec] == "sample-docs":         # the monolingual one: per-language folders of JSONL
+            if kind == "parallel":
+                raise TokstatError("sample-docs is monolingual (documents)", fix="drop --kind parallel")
+            return load_monolingual(language_folders(corpora_dir() / "sample-docs"), name="sample-docs", **mono_kw)
         c = load_delimited(corpora_dir() / BUNDLED[spec] / "sample.tsv", encoding_errors=encoding_errors)
         c.name = BUNDLED[spec]
         return c
@@ -214,10 +226,10 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
         return load_textdir(p, langmap=langmap, encoding_errors=encoding_errors)
     suf = p.suffix.lower()
     if mono_asked and suf == ".txt":
-        if not lang:
+        if not lang and not lang_id:
             raise TokstatError("a text file of documents (one per line) needs its language", path=p,
                                fix="add --lang LANG (e.g. --lang zh)")
-        return load_monolingual([(p, lang)], name=p.stem)
+        return load_monolingual([(p, lang)], name=p.stem, **mono_kw)
     if suf in (".tsv", ".csv", ".txt"):
         return load_delimited(p, columns=collist, encoding_errors=encoding_errors, quoting=quoting)
     if suf in (".jsonl", ".ndjson", ".parquet"):

@@ -88,8 +88,22 @@ def _check_text(v, path: Path, no) -> str:
 
 
 def documents(path: Path, *, text_col: str, lang_col: str | None, lang: str | None,
-              id_prefix: str = "", batch_size: int = 2048) -> Iterator[tuple[str, str, str]]:
-    """``(id, language, text)`` of every document of one JSONL/Parquet/text file, streamed."""
+              id_prefix: str = "", batch_size: int = 2048, lang_id: str = "off") -> Iterator[tuple[str, str, str]]:
+    """``(id, language, text)`` of every document of one JSONL/Parquet/text file, streamed; with
+    ``lang_id`` (``doc``, ``spans``: :mod:`tokstat.langid`) the language is identified, and with
+    ``spans`` a document yields one item per language span (ids ``ID#1``, ``ID#2``, …)."""
+    if lang_id != "off":
+        from ..langid import identify, spans
+
+        for did, _, text in documents(path, text_col=text_col, lang_col=None, lang="und", id_prefix=id_prefix,
+                                      batch_size=batch_size):
+            if lang_id == "doc" or not text.strip():
+                yield did, identify(text)[0] if text.strip() else UND, text
+            else:
+                parts = spans(text)
+                for k, (code, part) in enumerate(parts, 1):
+                    yield (f"{did}#{k}" if len(parts) > 1 else did), code, part
+        return
     cache: dict = {}
     suf = path.suffix.lower()
     if suf == ".parquet":
@@ -130,12 +144,15 @@ def documents(path: Path, *, text_col: str, lang_col: str | None, lang: str | No
             yield f"{id_prefix}{no}", lang, t
 
 
-def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col: str | None) -> set[str]:
+def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col: str | None,
+               lang_id: str = "off") -> set[str]:
     """Every language of the files: the given ones, and one pass over the language column of the
-    others (Parquet: that column only)."""
+    others (Parquet: that column only), or over the identified documents."""
     out: set[str] = set()
     for p, lang in files:
-        if lang is not None:
+        if lang_id != "off":
+            out.update(code for _, code, _ in documents(p, lang=None, text_col=text_col, lang_col=None, lang_id=lang_id))
+        elif lang is not None:
             out.add(lang)
         elif p.suffix.lower() == ".parquet":
             import pyarrow.parquet as pq
@@ -153,7 +170,7 @@ def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col:
 
 
 def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | None = None, lang_col: str | None = None,
-                     name: str | None = None) -> Corpus:
+                     name: str | None = None, lang_id: str = "off") -> Corpus:
     """Documents of ``files`` (``(path, language or None)``: None reads the language column) as a
     monolingual corpus; each file is a shard. The languages are found with one pass over the
     language column (Parquet: that column only)."""
@@ -168,7 +185,11 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
         if text_col not in names:
             raise TokstatError(f"no text column {text_col!r} (columns: {', '.join(names[:8])})", path=tables[0],
                                fix="name it with --text-col")
-        if lang_col is None and any(lang is None for _, lang in files):
+        if lang_id != "off":
+            if lang_col is not None:
+                raise TokstatError("--lang-id identifies every document's language: it cannot be read from --lang-col "
+                                   "too", path=tables[0], fix="drop one of --lang-id and --lang-col")
+        elif lang_col is None and any(lang is None for _, lang in files):
             lang_col = next((c for c in LANG_COLUMNS if c in names), None)
             if lang_col is None:
                 raise TokstatError(f"no language column (columns: {', '.join(names[:8])})", path=tables[0],
@@ -177,7 +198,7 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
             raise TokstatError(f"no language column {lang_col!r} (columns: {', '.join(names[:8])})", path=tables[0],
                                fix="name it with --lang-col")
     kw = {"text_col": text_col, "lang_col": lang_col}
-    langs = sorted(_languages(files, **kw), key=lambda k: (k == UND, k))
+    langs = sorted(_languages(files, lang_id=lang_id, **kw), key=lambda k: (k == UND, k))
     if not langs:
         raise TokstatError("no document in the files", path=files[0][0], fix="check the files")
     multi = len(files) > 1
@@ -186,7 +207,7 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
         prefix = f"{p.parent.name}/{p.stem}:" if multi else ""
 
         def gen():
-            for did, code, text in documents(p, lang=lang, id_prefix=prefix, **kw):
+            for did, code, text in documents(p, lang=lang, id_prefix=prefix, lang_id=lang_id, **kw):
                 yield Segment(did, {code: text})
         return Corpus(p.stem, list(langs), gen, [p], {"loader": "monolingual", "kind": "monolingual"})
 
@@ -197,7 +218,11 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
             yield from sh
 
     meta = {"loader": "monolingual", "kind": "monolingual", "text_col": text_col, "lang_col": lang_col,
-            "files": [(str(p), lang) for p, lang in files]}
+            "files": [(str(p), lang) for p, lang in files], "lang_id": lang_id}
+    if lang_id != "off":
+        from ..langid import signature
+
+        meta["lang_id_signature"] = signature() + ("/spans" if lang_id == "spans" else "")
     return Corpus(name or files[0][0].parent.name or files[0][0].stem, list(langs), gen, [p for p, _ in files], meta,
                   shards=shards if multi else None)
 

@@ -222,3 +222,19 @@ def test_train_and_plan_on_monolingual_documents(layouts, tmp_path):
     assert stated.mix_chars == {"en": 0.3, "zh": 0.7} and stated.mix_conversion == "characters en 30% · zh 70%"
     with pytest.raises(TokstatError, match="cannot convert a mix in content"):
         vocab_plan(sw, n_nv=6.5e9, d_model=4096, mix={"en": 0.3, "zh": 0.7})
+
+
+def test_a_hugging_face_dataset_of_documents(tmp_path):
+    """A save_to_disk dataset (the same reader as a hub dataset): a text and a language column."""
+    import datasets
+
+    ds = datasets.Dataset.from_dict({"text": EN[:30] + ZH[:20] + [None], "language": ["en"] * 30 + ["zh"] * 20 + ["en"]})
+    ds.save_to_disk(str(tmp_path / "ds"))
+    c = load_corpus(str(tmp_path / "ds"), kind="monolingual")
+    recs = {r["language"]: r for r in corpus_info(c).records()}
+    assert recs["en"]["documents"] == 31 and recs["en"]["empty"] == 1 and recs["zh"]["documents"] == 20
+    assert recs["zh"]["characters"] == sum(len(t) for t in ZH[:20])
+    one = load_corpus(str(tmp_path / "ds"), lang="en", text_col="text")
+    assert one.languages == ["en"]
+    with pytest.raises(TokstatError, match="no text column 'body'"):
+        load_corpus(str(tmp_path / "ds"), text_col="body")

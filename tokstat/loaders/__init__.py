@@ -14,7 +14,7 @@ from ..io import regular_file
 from ..langs import normalize_lang
 from .conllu import load_conllu
 from .gettext import load_gettext
-from .hf import load_hf
+from .hf import load_hf, load_hf_monolingual
 from .mono import language_folders, load_monolingual, looks_monolingual, monolingual_textdir
 from .table import load_delimited, load_polars, load_sharded
 from .textdir import load_textdir
@@ -153,6 +153,9 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
         c = load_delimited(corpora_dir() / BUNDLED[spec] / "sample.tsv", encoding_errors=encoding_errors)
         c.name = BUNDLED[spec]
         return c
+    if spec.startswith("hf:") and mono_asked:
+        ident, _, config = spec[3:].partition(":")
+        return load_hf_monolingual(ident, config=config or None, split=split or "train", lang=lang, **mono_kw)
     if spec.startswith("hf:"):
         ident, _, config = spec[3:].partition(":")
         cols = columns if isinstance(columns, dict) else None
@@ -203,6 +206,8 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
             no_columns("gettext catalogues")
             return load_gettext(cats, source_lang=source_lang)
         if (p / "dataset_info.json").exists() or (p / "dataset_dict.json").exists() or (p / "state.json").exists():
+            if mono_asked:
+                return load_hf_monolingual(str(p), split=split or "train", lang=lang, **mono_kw)
             return load_hf(str(p), split=split or "train", columns=columns if isinstance(columns, dict) else None)
         shards = sorted(q for q in p.iterdir() if q.suffix.lower() in SHARD_SUFFIXES)
         if shards:

@@ -114,3 +114,64 @@ def load_hf(path: str, *, config: str | None = None, split: str = "train",
     return Corpus(name or p.name or path, langs, gen, sources, {"loader": "hf", "path": path, "config": config,
                                                            "split": split, "columns": columns,
                                                            "configs": configs})
+
+
+def load_hf_monolingual(path: str, *, config: str | None = None, split: str = "train", text_col: str | None = None,
+                        lang_col: str | None = None, lang: str | None = None, lang_id: str = "off",
+                        name: str | None = None) -> Corpus:
+    """A Hugging Face dataset of documents (a text column and a language column, one language for
+    all with ``lang``, or identified with ``lang_id``), streamed; the languages are listed with one
+    pass over the language column (the whole dataset when it streams from the hub)."""
+    from .mono import LANG_COLUMNS, SCRIPT_COLUMN, UND, _check_text, _lang_of
+
+    text_col = text_col or "text"
+
+    def rows():
+        return iter(_open(path, config, split))
+
+    first = next(rows(), None)
+    if first is None:
+        raise TokstatError("the dataset has no rows", path=path, fix="check the dataset and --split")
+    if text_col not in first:
+        raise TokstatError(f"no text column {text_col!r} (columns: {', '.join(list(first)[:8])})", path=path,
+                           fix="name it with --text-col")
+    if lang is None and lang_id == "off":
+        lang_col = lang_col or next((c for c in LANG_COLUMNS if c in first), None)
+        if lang_col is None or lang_col not in first:
+            raise TokstatError(f"no language column (columns: {', '.join(list(first)[:8])})", path=path,
+                               fix="name it with --lang-col, give one with --lang, or identify with --lang-id doc")
+    script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in first else None
+    cache: dict = {}
+
+    def docs():
+        if lang_id != "off":
+            from ..langid import identify, spans
+
+        for n, row in enumerate(rows(), 1):
+            text = _check_text(row.get(text_col), Path(path), n)
+            if lang is not None:
+                yield str(n), lang, text
+            elif lang_id == "doc" or (lang_id == "spans" and not text.strip()):
+                yield str(n), identify(text)[0] if text.strip() else UND, text
+            elif lang_id == "spans":
+                parts = spans(text)
+                for k, (code, part) in enumerate(parts, 1):
+                    yield (f"{n}#{k}" if len(parts) > 1 else str(n)), code, part
+            else:
+                yield str(n), _lang_of(row.get(lang_col), row.get(script) if script else None, Path(path), cache), text
+
+    langs = sorted({code for _, code, _ in docs()}, key=lambda k: (k == UND, k))
+
+    def gen():
+        for did, code, text in docs():
+            yield Segment(did, {code: text})
+
+    p = Path(path)
+    sources = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else []
+    meta = {"loader": "hf", "kind": "monolingual", "path": path, "config": config, "split": split,
+            "text_col": text_col, "lang_col": lang_col, "lang_id": lang_id}
+    if lang_id != "off":
+        from ..langid import signature
+
+        meta["lang_id_signature"] = signature() + ("/spans" if lang_id == "spans" else "")
+    return Corpus(name or p.name or path, langs, gen, sources, meta)

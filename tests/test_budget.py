@@ -124,3 +124,22 @@ def test_bad_budget_requests(shards, argv, msg, capsys):
 def test_budget_needs_a_monolingual_corpus():
     with pytest.raises(TokstatError, match="parallel corpus"):
         budget("sample", ["tiktoken:cl100k_base"])
+
+
+def test_a_budget_file_makes_a_report_section_and_an_answer(shards, tmp_path):
+    """The report reads a budget table: one answer stating each tokenizer's total with its
+    interval, as the table gives it, and the evidence table."""
+    import re
+
+    from tokstat.fmt import si
+    from tokstat.report import report
+
+    df = budget(str(shards), ["tiktoken:cl100k_base", "tiktoken:o200k_base"], sample=40)
+    p = tmp_path / "b.parquet"
+    df.write_parquet(p)
+    page = report([p], tmp_path / "r.html").read_text()
+    ans = re.search(r'data-answer="budget"><h3>.*?</h3><div>(.*?)</div>', page, re.S).group(1)
+    text = re.sub(r"<[^>]+>", "", ans)
+    for (tok,), g in df.group_by("tokenizer"):
+        assert f"{si(g['tokens'].sum())} tokens with {tok} (95 % interval {si(g['tokens_low'].sum())}–" in text
+    assert 'id="budget"' in page and "share of tokens" in page

@@ -212,7 +212,13 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
             ex = compare(c, adapters, pivot=None, n_boot=0, engine=engine, workers=workers, address=address,
                          progress=progress, words=False)
     out = []
-    sig_corpus = f"corpus:{c.name}@{c.fingerprint()[:8]}" if exact else f"corpus:{c.name}"
+    if exact:
+        sig_corpus = f"corpus:{c.name}@{c.fingerprint()[:8]}"
+    else:   # no full read: the files' identity (names and sizes), not the content's hash
+        import hashlib
+
+        h = hashlib.sha256("\n".join(f"{Path(p).name}\t{os.path.getsize(p)}" for p, _ in files).encode()).hexdigest()
+        sig_corpus = f"corpus:{c.name}@files-{h[:8]}"
     for ai, a in enumerate(adapters):
         tot_tokens = expand(toks[ai].sum(axis=1), M)[0]
         tot_bytes = expand(nbytes.sum(axis=1), M)[0]

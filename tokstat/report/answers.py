@@ -188,11 +188,41 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                 out.append(Answer("cost", h("What does each language cost against {}?", pivot),
                                   h("With {}, for the same content:<ul>{}</ul>", best, join("", items)),
                                   f"{prefix}cost" if cost else f"{prefix}premium", nums))
+    b = sec.get("budget")
+    if b is not None and b.height:
+        out.append(budget_answer(b, prefix))
     plan = extras.get("plan")
     if plan is not None:
         out.append(vocab_answer(plan, extras.get("model") or "the model", prefix,
                                 c if c is not None and c.height else None, v if best else None))
     return out
+
+
+def budget_answer(b: pl.DataFrame, prefix: str = "") -> Answer:
+    """"How many tokens is your data?": per tokenizer the total with its interval (or the exact
+    count), and the language whose share of the tokens departs most from its share of the bytes."""
+    from ..fmt import si
+
+    parts, nums = [], {}
+    for (tok,), g in b.group_by("tokenizer", maintain_order=True):
+        exact = g["exact"].drop_nulls()
+        if exact.len() == g.height:
+            parts.append(h("<b>{}</b> tokens with {} (counted)", si(float(exact.sum())), tok))
+            nums[f"tokens:{tok}"] = float(exact.sum())
+        else:
+            parts.append(h("<b>{}</b> tokens with {} (95 % interval {}–{})", si(g["tokens"].sum()), tok,
+                           si(g["tokens_low"].sum()), si(g["tokens_high"].sum())))
+            nums[f"tokens:{tok}"] = float(g["tokens"].sum())
+    first = b.filter(pl.col("tokenizer") == b["tokenizer"][0])
+    gap = first.with_columns((pl.col("token_share") - pl.col("byte_share")).abs().alias("_gap")).sort(
+        "_gap", descending=True, nulls_last=True).row(0, named=True)
+    nbytes = si(first["bytes"].sum())
+    text = h("Your {}B of text is {}.", nbytes, join("; ", parts))
+    if gap["token_share"] is not None and gap["byte_share"] is not None:
+        text += h(" With {}, {} is {:.0%} of the tokens but {:.0%} of the bytes.", first["tokenizer"][0],
+                  gap["language"], gap["token_share"], gap["byte_share"])
+    text += h(" ({})", first["estimator"][0])
+    return Answer("budget", Markup("How many tokens is your data?"), text, f"{prefix}budget", nums)
 
 
 def vocab_answer(plan, model: str, prefix: str = "", c: pl.DataFrame | None = None, v: Verdict | None = None) -> Answer:

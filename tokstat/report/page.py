@@ -226,6 +226,13 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                               "What a request of the same content costs to serve per language, relative to the "
                               "pivot (training follows the premium chart: the same content, the premium's tokens)."))
             parts.append(_charts(figs[-1:]))
+    b = sec.get("budget")
+    if b is not None and b.height:
+        parts.append(h('<h2 id="{}budget">Token budget</h2><p class="note">{}</p>', prefix, b["estimator"][0])
+                     + table(b, [("tokenizer", "tokenizer"), ("language", "language"), ("bytes", "bytes"),
+                                 ("tokens", "tokens"), ("tokens_low", "low (95 %)"), ("tokens_high", "high (95 %)"),
+                                 ("token_share", "share of tokens"), ("byte_share", "share of bytes"),
+                                 ("exact", "counted")]) + full(b, "budget"))
     plan, sw = extras.get("plan"), sec.get("sweep")
     if plan is not None or sw is not None:
         parts.append(h('<h2 id="{}vocabulary">Vocabulary size</h2>', prefix))

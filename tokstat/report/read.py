@@ -20,13 +20,13 @@ from ..io import read_table
 from ..metrics import COMPARE_COLUMNS, LATER_COLUMNS, check_rates
 from ..parse import corpus_of
 
-KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments")
+KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments", "budget")
 SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
 #: the text columns of result tables; every other column holds numbers (or, for these, booleans)
 TEXT_COLUMNS = {"tokenizer", "language", "segment", "text", "pivot_text", "signature", "tokenizer_family",
                 "vocab_source", "volume", "train_fits", "prefill_bound", "decode_bound", "fits",
                 "not_recommended_because", "mfu_source", "train_precision", "price_source", "model", "gpu", "_file",
-                "mix_shares"}
+                "mix_shares", "estimator"}
 BOOL_COLUMNS = {"recommended"}
 #: lists of numbers (a CSV cell holds them space-separated)
 LIST_COLUMNS = {"tokens_per_char_boot"}
@@ -78,6 +78,8 @@ def check_types(df: pl.DataFrame, path) -> pl.DataFrame:
 def kind_of(df: pl.DataFrame) -> str | None:
     """The kind of a result table (see the module docstring), else None."""
     cols = set(df.columns)
+    if {"tokens_low", "tokens_high", "token_share", "byte_share", "clusters"} <= cols:
+        return "budget"
     if {"gpu_hours", "cost_multiplier", "dollars"} <= cols:
         swept = "requested_size" in cols and df.height and df["requested_size"].is_not_null().all()
         return "sweep_cost" if swept else "cost"
@@ -98,7 +100,7 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
         check_rates(df, p)
         k = kind_of(df)
         if k is None:
-            raise TokstatError("not a tokstat compare, sweep, cost or segments result (columns: "
+            raise TokstatError("not a tokstat compare, sweep, cost, budget or segments result (columns: "
                                f"{', '.join(df.columns[:6])}…)", path=p,
                                fix="pass files written by tokstat compare/sweep/cost --out or compare --segments-out")
         out.setdefault(k, []).append(df.with_columns(pl.lit(str(p)).alias("_file")))
@@ -143,7 +145,7 @@ def sections(results: dict) -> list[Section]:
     refused when there are several (they cannot be attributed)."""
     tables = {k: v for k, v in results.items() if k in KINDS and isinstance(v, pl.DataFrame)}
     order: list[str | None] = []
-    for k in ("compare", "sweep", "cost", "sweep_cost"):
+    for k in ("compare", "sweep", "cost", "sweep_cost", "budget"):
         df = tables.get(k)
         if df is not None and "signature" in df.columns:
             for s in df["signature"].to_list():

@@ -238,3 +238,56 @@ def test_a_hugging_face_dataset_of_documents(tmp_path):
     assert one.languages == ["en"]
     with pytest.raises(TokstatError, match="no text column 'body'"):
         load_corpus(str(tmp_path / "ds"), text_col="body")
+
+
+def test_a_bounded_training_sample_of_documents(layouts):
+    """--sample-bytes: about that many bytes of training text (a seeded Bernoulli sample per
+    language), the same sample for the same seed, the mix's shares kept; bad values refused."""
+    from tokstat.split import Split
+    from tokstat.train import _training_texts, train
+
+    spec, _ = layouts[0]["fw"]
+    c = load_corpus(spec)
+    full = sum(len(t.encode()) for t in _training_texts(c, split=Split(), languages=None, mix=None)[0])
+    texts, _, _ = _training_texts(c, split=Split(), languages=None, mix=None, sample_bytes=full / 4)
+    got = sum(len(t.encode()) for t in texts)
+    assert 0.6 * full / 4 < got < 1.4 * full / 4
+    again, _, _ = _training_texts(c, split=Split(), languages=None, mix=None, sample_bytes=full / 4)
+    assert again == texts
+    other, _, _ = _training_texts(c, split=Split(0.1, seed=5), languages=None, mix=None, sample_bytes=full / 4)
+    assert other != texts
+    r = train(c, "bpe", 400, sample_bytes=full / 4)
+    assert r.metadata["sample_bytes"] == full / 4 and "-sample" in r.metadata["tokenizer_id"]
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(TokstatError, match="--sample-bytes must be a finite positive number"):
+            _training_texts(c, split=Split(), languages=None, mix=None, sample_bytes=bad)
+
+
+def test_a_sweep_of_documents_takes_its_premiums_from_a_parallel_corpus(layouts):
+    """--eval PARALLEL: the premium columns equal the same tokenizers compared on the parallel
+    corpus directly (every segment: none was trained on), tokens per character stay the
+    held-out documents', and the signature names the parallel corpus."""
+    from tokstat.sweep import sweep
+
+    spec, _ = layouts[0]["fw"]
+    trained: list = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = sweep(spec, "bpe", [500, 1000, 2000, 4000], n_boot=0)
+        sw = sweep(spec, "bpe", [500, 1000, 2000, 4000], n_boot=0, eval_corpus="sample", trained=trained)
+    assert sw["tokens_per_char"].to_list() == plain["tokens_per_char"].to_list()
+    assert all("|premium:sample-zh-en@" in s for s in sw["signature"].to_list())
+    from tokstat.sweep import derive_bpe
+    import json as _json
+
+    big = trained[0]
+    cfg = _json.loads(big.tok.to_str())
+    a = big.prefix(derive_bpe(big.tok, 1000, cfg), "train/bpe-1000")
+    a.split = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = compare("sample", [a], n_boot=0).filter(pl.col("language") == "zh")["premium"][0]
+    got = sw.filter((pl.col("vocab_size") == 1000) & (pl.col("language") == "zh"))["premium"][0]
+    assert got == pytest.approx(direct)
+    with pytest.raises(TokstatError, match="is monolingual: a premium needs aligned content"):
+        sweep(spec, "bpe", [500, 1000], n_boot=0, eval_corpus=layouts[0]["jsonl"][0])

@@ -146,6 +146,11 @@ def _set_wide(ctx, param, value):
     return value
 
 
+def sample_bytes_option(f):
+    return click.option("--sample-bytes", type=float, help="train on a seeded sample of about this many bytes of "
+                        "documents (bounded memory on pretraining-sized data; the split's seed draws it)")(f)
+
+
 def mix_options(what: str):
     """``--mix`` and ``--mix-unit``: one definition of a language mix for every command (tokstat.mix)."""
     return _stack(
@@ -471,10 +476,11 @@ def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, ad
 @click.option("--algo", type=click.Choice(ALGOS), required=True)
 @click.option("--vocab-size", type=int, required=True)
 @mix_options("the training text's languages")
+@sample_bytes_option
 @click.option("--out", required=True, help="output folder (tokenizer.json or tokenizer.model + metadata.json)")
 @split_options
 @quiet_option
-def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, out, seed, heldout, quiet, **kw):
+def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, out, seed, heldout, quiet, **kw):
     """Train a tokenizer on the train split of CORPUS_SPEC and save it with its metadata."""
     from . import parse
     from .split import Split
@@ -483,7 +489,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, out, seed, heldout, 
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "folder")}, inputs=inputs_of(corpus_spec, c))
     r = train(c, algo, vocab_size, languages=list(c.languages), mix=parse.mix(mix), mix_unit=mix_unit, out=out,
-              split=Split(heldout, seed))
+              split=Split(heldout, seed), sample_bytes=sample_bytes)
     sp = r.metadata["split"]
     _print(f"trained {r.metadata['tokenizer_id']} (vocabulary {r.metadata['actual_vocab_size']:,}) on "
            f"{sp['train_segments']:,} segments; {sp['heldout_segments']:,} held out (seed {seed})")
@@ -497,6 +503,8 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, out, seed, heldout, 
 @click.option("--algo", type=click.Choice(ALGOS), default="bpe", show_default=True)
 @click.option("--sizes", default="4000,8000,16000,32000,64000", show_default=True, help="vocabulary sizes")
 @mix_options("the training text's languages")
+@sample_bytes_option
+@click.option("--eval", "eval_spec", help="a parallel corpus for the premiums of a sweep trained on monolingual documents")
 @click.option("--pivot", default="en", show_default=True)
 @click.option("--d-model", default=4096, show_default=True, help="model width for embedding_params")
 @click.option("--tied/--untied", default=False, show_default=True, help="tied input/output embeddings")
@@ -507,7 +515,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, out, seed, heldout, 
 @max_chars_option
 @quiet_option
 @wide_option
-def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, max_chars, quiet,
+def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, max_chars, quiet,
               **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
     from . import parse
@@ -518,7 +526,8 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, pivot, d_model, tied, see
     size_list, mixd, split = parse.sizes(sizes), parse.mix(mix), Split(heldout, seed)
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
-    df = sweep(c, algo, size_list, mix=mixd, mix_unit=mix_unit, pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed,
+    df = sweep(c, algo, size_list, mix=mixd, mix_unit=mix_unit, sample_bytes=sample_bytes, eval_corpus=eval_spec,
+               pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed,
                max_chars=max_chars, progress=False if quiet else None)
     cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens_per_char", "tok/char"),
             ("tokens_per_word", "tok/word"), ("premium", "premium [95% CI]"), ("embedding_params", "embedding")]
@@ -718,6 +727,8 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 @click.option("--non-vocab-params", type=float, help="instead of --model: non-vocabulary parameters N_nv")
 @click.option("--d-model", type=int, help="instead of --model: the model width")
 @mix_options("the languages the vocabulary is chosen for")
+@sample_bytes_option
+@click.option("--eval", "eval_spec", help="with --corpus of documents: a parallel corpus for the premiums")
 @click.option("--flops", type=float, help="training budget in FLOPs for approach 3 (default: compute-optimal for N_nv)")
 @click.option("--max-premium", type=float, help="also report the smallest swept size with every premium at most this")
 @click.option("--serve-chars", type=float, help="also the size minimising training + serving these characters")
@@ -729,7 +740,7 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 @click.option("--png", help="write the curves and costs as a PNG")
 @click.option("--json", "as_json", is_flag=True, help="print the plan as one JSON object")
 @quiet_option
-def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix, mix_unit, flops,
+def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix, mix_unit, sample_bytes, eval_spec, flops,
                    max_premium, serve_chars, train_chars, gpu_name, seed, heldout, out, png, as_json, quiet, seq_len, **kw):
     """The vocabulary size for a model and language mix: Tao et al. 2024's three approaches under
     your corpus's tokens-per-character curves, with the flat region, fairness and serving variants."""
@@ -759,7 +770,7 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
     plan, sw, alloc = plan_from(sw, corpus=c, algo=algo, sizes=size_list, model=model, n_nv=non_vocab_params,
                                 d_model=d_model, mix=mixd, mix_unit=mix_unit, max_premium=max_premium, serve_chars=serve_chars,
                                 train_chars=train_chars, gpu_name=gpu_name, flops=flops, split=Split(heldout, seed),
-                                seq_len=seq_len)
+                                seq_len=seq_len, sample_bytes=sample_bytes, eval_corpus=eval_spec)
     if as_json:
         click.echo(json.dumps(plan.to_dict(), indent=2, default=str))
     else:

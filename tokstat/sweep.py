@@ -106,13 +106,17 @@ def derive_bpe(tok: Tokenizer, size: int, cfg: dict | None = None) -> Tokenizer:
 def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[str] | None = None,
           mix=None, mix_unit: str = "content", pivot: str = "en", d_model: int = 4096, tied: bool = False,
           split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0,
-          max_chars: int = MAX_CHARS, trained: list | None = None, progress: bool | None = None) -> pl.DataFrame:
+          max_chars: int = MAX_CHARS, trained: list | None = None, progress: bool | None = None,
+          sample_bytes: float | None = None, eval_corpus: str | Corpus | None = None) -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
     is smaller when the corpus cannot fill the vocabulary), ``requested_size`` (the size asked for),
     ``embedding_params`` = V·d (×2 untied), ``new_merge_count`` (BPE: how often the vocabulary's
     newest merges occur in the training text, :func:`newest_merge_counts`) and ``tokens_per_char_boot``
     (:data:`PLAN_BOOT` bootstrap replicates over held-out segments, :func:`tpc_replicates`: the plan's
-    interval).
+    interval). ``sample_bytes`` bounds the training text (a seeded per-language sample of
+    documents, :func:`tokstat.train.train`); ``eval_corpus``, a parallel corpus, gives the premiums
+    of a sweep trained on monolingual documents (tokens per character stay the held-out
+    documents'; the premium columns are the parallel corpus's, and the signature says so).
 
     Every size is trained on the train side of ``split`` (default ``Split(0.1, seed=0)``) and scored
     on its held-out side, on ``mix`` (:mod:`tokstat.mix`, shares of content by default; the corpus
@@ -132,7 +136,8 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     warm.start()
     if algo in PREFIX_ALGOS:
         with Phase(f"sweep: training {algo} {sizes[-1]:,} (the smaller sizes are its prefixes)", progress):
-            result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True, keep_texts=True)
+            result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True, keep_texts=True,
+                           sample_bytes=sample_bytes)
         big = result.adapter
         if trained is not None:
             trained.append(big)
@@ -149,7 +154,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     else:
         for k, s in enumerate(sizes, 1):
             with Phase(f"sweep: training {algo} {s:,} ({k}/{len(sizes)})", progress):
-                adapters.append(train(c, algo, s, mix=mix, split=split).adapter)
+                adapters.append(train(c, algo, s, mix=mix, split=split, sample_bytes=sample_bytes).adapter)
         if trained is not None:
             trained.append(adapters[-1])
     warm.join()
@@ -157,6 +162,9 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
                        progress=progress, return_segments=True)
     reps = tpc_replicates(segs.select("tokenizer", "language", "segment", "tokens", "chars"), seed=boot_seed)
     del segs
+    if eval_corpus is not None:
+        df = _premiums_from(df, eval_corpus, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed,
+                            max_chars=max_chars)
     vs = {a.id: a.vocab_size for a in adapters}
     for a, s in zip(adapters, sizes):
         if vs[a.id] < s:
@@ -174,6 +182,34 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
                   dtype=pl.List(pl.Float64)))
     return df.select("requested_size", "vocab_size", "embedding_params", *[x for x in df.columns if x not in (
         "requested_size", "vocab_size", "embedding_params")])
+
+
+PREMIUM_COLUMNS = ["premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
+                   "premium_mor_ci_high"]
+
+
+def _premiums_from(df: pl.DataFrame, eval_corpus, adapters, *, pivot, n_boot, boot_seed, max_chars) -> pl.DataFrame:
+    """The premium columns of ``df`` replaced by the same tokenizers' premiums on a parallel corpus
+    (every segment: none of it was trained on), the signatures extended with ``premium:NAME@HASH``."""
+    ev = eval_corpus if isinstance(eval_corpus, Corpus) else load_corpus(eval_corpus)
+    if ev.kind != "parallel":
+        raise TokstatError(f"--eval {ev.name} is monolingual: a premium needs aligned content",
+                           fix="give a parallel corpus (FLORES, PUD, your own aligned text)")
+    langs = sorted(set(df["language"].to_list()))
+    missing = [lang for lang in langs if lang not in ev.languages and lang != "und"]
+    if missing:
+        raise TokstatError(f"--eval {ev.name} lacks {', '.join(missing)}", fix="give a parallel corpus with every language")
+    with warnings.catch_warnings():     # trained on other content: scored on every segment, as wanted
+        warnings.filterwarnings("ignore", message=".*was trained on .*not on this corpus.*")
+        warnings.filterwarnings("ignore", message=".*zero denominator, reported as null.*")
+        pe = compare(ev.select([x for x in langs if x in ev.languages]), adapters, pivot=pivot, n_boot=n_boot,
+                     boot_seed=boot_seed, max_chars=max_chars, progress=False, words=False)
+    tag = f"|premium:{ev.name}@{ev.fingerprint()[:8]}"
+    order = df.columns
+    df = df.drop(PREMIUM_COLUMNS).join(pe.select("tokenizer", "language", *PREMIUM_COLUMNS),
+                                       on=["tokenizer", "language"], how="left")
+    return df.with_columns(pl.col("signature").str.replace(r"\|tokstat:", tag + "|tokstat:", literal=False)
+                           ).select(order)
 
 
 def plot_sweep(df: pl.DataFrame, path: str | os.PathLike | None = None) -> bytes:

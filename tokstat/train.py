@@ -12,6 +12,7 @@ import io
 import json
 import os
 import random
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,17 +46,54 @@ def training_texts(corpus, *, split: Split = Split(), languages: list[str] | Non
     return _training_texts(corpus, split=split, languages=languages, mix=parse_mix(mix, mix_unit))[0]
 
 
-def _training_texts(corpus, *, split: Split, languages, mix, keep=None) -> tuple[list[str], int, int]:
+def _keep_probability(corpus, *, split: Split, languages, mix, sample_bytes: float) -> dict[str, float]:
+    """Per language, the probability a document is kept so that about ``sample_bytes`` bytes of
+    training text remain (split by the mix's shares, else in the corpus's own proportions): one
+    counting pass over the corpus."""
+    nbytes: dict[str, int] = {}
+    for seg in corpus:
+        if split.is_heldout(seg.id):
+            continue
+        for lang, t in seg.texts.items():
+            if (languages is None or lang in languages) and t.strip():
+                nbytes[lang] = nbytes.get(lang, 0) + len(t.encode("utf-8", "surrogatepass"))
+    total = sum(nbytes.values())
+    if not total:
+        return {}
+    if mix is None:
+        return {lang: min(1.0, sample_bytes / total) for lang in nbytes}
+    return {lang: min(1.0, sample_bytes * mix.shares.get(lang, 0.0) / b) if b else 0.0 for lang, b in nbytes.items()}
+
+
+def _kept(seed: int, sid: str, p: float) -> bool:
+    """A seeded, order-independent Bernoulli draw for document ``sid``."""
+    if p >= 1:
+        return True
+    return zlib.crc32(f"{seed}:sample:{sid}".encode("utf-8", "surrogatepass")) / 2**32 < p
+
+
+def _training_texts(corpus, *, split: Split, languages, mix, keep=None,
+                    sample_bytes: float | None = None) -> tuple[list[str], int, int]:
     """(texts, segments, held-out segments) in one pass over the corpus; held-out segments are
-    appended to ``keep`` when it is a list."""
+    appended to ``keep`` when it is a list. ``sample_bytes`` bounds the text held in memory: each
+    document (training or held out) is kept with a per-language probability
+    (:func:`_keep_probability`, one extra counting pass), seeded by the split's seed."""
     per: dict[str, list[str]] = {}
     aligned: dict[str, list[int]] = {}      # chars and bytes per language over segments every mix language has
     n = held = 0
     if mix is not None and mix.unit == "tokens":
         raise TokstatError("a mix in tokens cannot steer training: the tokens depend on the tokenizer being trained",
                            fix="state the training mix in content (the default), chars or bytes")
+    if sample_bytes is not None and not (isinstance(sample_bytes, (int, float)) and sample_bytes > 0
+                                         and sample_bytes < float("inf")):
+        raise TokstatError(f"--sample-bytes must be a finite positive number of bytes, got {sample_bytes}",
+                           fix="e.g. --sample-bytes 2e9")
+    prob = (_keep_probability(corpus, split=split, languages=languages, mix=mix, sample_bytes=sample_bytes)
+            if sample_bytes else None)
     for seg in corpus:
         n += 1
+        if prob is not None and not any(_kept(split.seed, seg.id, prob.get(lang, 0.0)) for lang in seg.texts):
+            continue
         if split.is_heldout(seg.id):
             held += 1
             if keep is not None:
@@ -190,7 +228,8 @@ class Trained:
 
 def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = None,
           mix: dict[str, float] | Mix | None = None, mix_unit: str = "content", out: str | os.PathLike | None = None,
-          split: Split | None = None, keep_heldout: bool = False, keep_texts: bool = False) -> Trained:
+          split: Split | None = None, keep_heldout: bool = False, keep_texts: bool = False,
+          sample_bytes: float | None = None) -> Trained:
     """Train a tokenizer on the train split of ``split`` (default ``Split(0.1, seed=0)``; its seed also
     seeds the ``mix`` resampling, :func:`training_texts`); optionally save it (``tokenizer.json`` or ``tokenizer.model``) with
     ``metadata.json`` (corpus signature, split, settings). Same inputs, byte-identical files. The
@@ -202,11 +241,13 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     if vocab_size < 1:
         raise TokstatError("vocabulary size must be positive", fix="e.g. --vocab-size 32000")
     kept = [] if keep_heldout else None
-    texts, n_segments, n_held = _training_texts(corpus, split=split, languages=languages, mix=mix, keep=kept)
+    texts, n_segments, n_held = _training_texts(corpus, split=split, languages=languages, mix=mix, keep=kept,
+                                                sample_bytes=sample_bytes)
     if not texts:
         raise TokstatError("no training text in the corpus", fix="use a corpus with non-empty segments")
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
-    ident = f"train/{algo}-{vocab_size}" + (f"-mix-{mix.signature()}" if mix else "")
+    ident = f"train/{algo}-{vocab_size}" + (f"-mix-{mix.signature()}" if mix else "") + (
+        f"-sample{sample_bytes:.3g}" if sample_bytes else "")
     if algo.startswith("spm-"):
         model = train_spm(algo, vocab_size, texts)
         a = SPMAdapter(spm.SentencePieceProcessor(model_proto=model), ident, digest)
@@ -225,6 +266,7 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
                       "train_segments": n_segments - n_held, "heldout_segments": n_held,
                       "rule": "held out when sha256(f'{seed}:{segment_id}')[:8] / 2**64 < fraction"},
             "training_texts": len(texts), "training_sha256": digest, "tokenizer_id": ident,
+            "sample_bytes": sample_bytes,
             "files": {fname: hashlib.sha256(payload).hexdigest()},
             "library": a.library_version, "tokstat": __version__}
     files = []

@@ -750,7 +750,8 @@ def text_sample(c, n: int = 2000) -> dict[str, list[str]]:
 def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = "bpe", sizes: list[int] | None = None,
               model=None, n_nv: float | None = None, d_model: int | None = None, mix=None, mix_unit: str = "content",
               max_premium: float | None = None, serve_chars: float | None = None, train_chars: float | None = None,
-              gpu_name: str = "h100-sxm", flops: float | None = None, split=None, seq_len: int | None = None):
+              gpu_name: str = "h100-sxm", flops: float | None = None, split=None, seq_len: int | None = None,
+              sample_bytes: float | None = None, eval_corpus=None):
     """What ``tokstat vocab-plan`` runs: a plan from ``sweep_df``, or from a sweep of ``corpus`` at
     ``sizes`` (then also the vocabulary allocation). Returns ``(plan, sweep_df, allocation_df or None)``."""
     from .cost.model import non_embedding_params
@@ -783,7 +784,8 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
         name = corpus if isinstance(corpus, str) else c.name
         sizes = sorted(set(sizes or [2000, 4000, 8000, 16000, 32000, 64000]))
         trained: list = []
-        sweep_df = sweep(c, algo, sizes, mix=mix, mix_unit=mix_unit, split=split, n_boot=0, trained=trained)
+        sweep_df = sweep(c, algo, sizes, mix=mix, mix_unit=mix_unit, split=split, n_boot=0, trained=trained,
+                         sample_bytes=sample_bytes, eval_corpus=eval_corpus)
         if trained and hasattr(trained[0], "tok"):
             alloc = allocation(trained[0], text_sample(c), sweep_df["vocab_size"].unique().sort().to_list())
     serve = None

@@ -5,9 +5,8 @@ corpus in the FineWeb-2 layout (not committed; written to --dir).
     python analysis/bench_budget.py --gb 0.3                       # a quick run
 
 The corpus: ``DIR/data/{eng_Latn,cmn_Hani}/train/NNN.parquet`` (FineWeb-2's folder layout; a
-``text`` column, 2,000-row row groups) and a mixed-language JSONL shard set ``DIR/mixed/*.jsonl``
-with ``language`` + ``language_script`` per document, both made of documents of 1-40 sentences
-drawn from the bundled corpus and (when present) ../shared's PUD and Tatoeba. Prints, side by side
+``text`` column, 1,000-row row groups), documents of 1-40 sentences drawn from the bundled corpus
+and (when present) ../shared's Tatoeba. Prints, side by side
 in one run: the seconds of the sampled and of the exact pass, their ratio, and whether each exact
 count lies inside the sample's 95 % interval.
 """
@@ -47,7 +46,7 @@ def sentences() -> dict[str, list[str]]:
     return out
 
 
-def write_corpus(d: Path, gb: float, seed: int = 0, rows_per_group: int = 2000) -> int:
+def write_corpus(d: Path, gb: float, seed: int = 0, rows_per_group: int = 1000) -> int:
     """FineWeb-2-style shards of about ``gb`` GB of text; returns the bytes of text written."""
     rng = random.Random(seed)
     sents = sentences()

@@ -377,7 +377,7 @@ def test_cli_corpus_info(capsys, shared):
     out = capsys.readouterr().out
     assert "sample-zh-en: 400 segments" in out and "zh" in out
     assert main(["corpus", "info", str(shared / "corpora/ud-pud")]) == 0
-    assert "1000 segments" in capsys.readouterr().out
+    assert "1,000 segments (parallel)" in capsys.readouterr().out
     assert main(["corpus", "info", "no-such-corpus"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tokstat: error:") and "Traceback" not in err

@@ -291,3 +291,27 @@ def test_a_sweep_of_documents_takes_its_premiums_from_a_parallel_corpus(layouts)
     assert got == pytest.approx(direct)
     with pytest.raises(TokstatError, match="is monolingual: a premium needs aligned content"):
         sweep(spec, "bpe", [500, 1000], n_boot=0, eval_corpus=layouts[0]["jsonl"][0])
+
+
+def test_gzip_json_lines_in_language_folders(tmp_path):
+    """MADLAD-400's layout: data/LANG/LANG_clean_NNNN.jsonl.gz; budget reads each archive as one
+    cluster; a damaged archive is one error naming it."""
+    import gzip
+
+    from tokstat.budget import budget
+
+    for lang, texts in (("en", EN), ("zh", ZH)):
+        (tmp_path / "data" / lang).mkdir(parents=True)
+        with gzip.open(tmp_path / "data" / lang / f"{lang}_clean_0000.jsonl.gz", "wt", encoding="utf-8") as f:
+            for t in texts:
+                f.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
+    c = load_corpus(str(tmp_path / "data"))
+    recs = {r["language"]: r for r in corpus_info(c).records()}
+    assert recs["en"]["documents"] == len(EN) and recs["zh"]["characters"] == sum(len(t) for t in ZH)
+    df = budget(c, ["tiktoken:cl100k_base"], sample=1.0, exact=True, workers=1)
+    assert (df["tokens"] == df["exact"].cast(pl.Float64)).all() and df["clusters"][0] == 2
+    bad = tmp_path / "bad" / "zh"
+    bad.mkdir(parents=True)
+    (bad / "zh_0.jsonl.gz").write_bytes(gzip.compress(b'{"text": "ok"}\n')[:-8])
+    with pytest.raises(TokstatError, match="cannot read the gzip file"):
+        list(load_corpus(str(tmp_path / "bad")))

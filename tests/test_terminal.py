@@ -150,7 +150,8 @@ def test_sweep_shows_its_training_phase(monkeypatch):
 
     monkeypatch.setattr(sw, "Phase", Spy)
     sw.sweep("sample", "bpe", [800, 1600], n_boot=0, progress=False)
-    assert seen == ["sweep: training bpe 1,600 (the smaller sizes are its prefixes)"]
+    assert seen == ["sweep: training bpe 1,600 (the smaller sizes are its prefixes)",
+                    "sweep: counting the newest merges in the training text"]
     seen.clear()
     sw.sweep("sample", "unigram", [1500, 2000], n_boot=0, progress=False)
     assert seen == ["sweep: training unigram 1,500 (1/2)", "sweep: training unigram 2,000 (2/2)"]

@@ -33,7 +33,7 @@ from .adapters import Adapter
 from .corpus import Corpus, normalizer
 from .errors import TokstatError
 from .loaders import load_corpus
-from .loaders.mono import SCRIPT_COLUMN, UND, _check_text, _lang_of
+from .loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
 
 #: bytes of a JSONL/text block (one cluster)
 BLOCK = 1 << 20
@@ -62,6 +62,8 @@ def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cl
         if path.lower().endswith(".parquet"):
             n = pq.ParquetFile(path).metadata.num_row_groups
             out.extend(Cluster(path, lang, "rowgroup", i) for i in range(n))
+        elif path.lower().endswith(GZ_SUFFIXES):      # no seeking into a gzip stream: the file is one cluster
+            out.append(Cluster(path, lang, "file", 0))
         else:
             size = os.path.getsize(path)
             out.extend(Cluster(path, lang, "block", i) for i in range(max(1, math.ceil(size / block))))
@@ -100,6 +102,10 @@ def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int
                 for k, x in enumerate(texts)]
     import json
 
+    if cl.kind == "file":
+        from .loaders.mono import documents
+
+        return [(code, text) for _, code, text in documents(p, text_col=text_col, lang_col=lang_col, lang=cl.lang)]
     start, end = cl.index * block, (cl.index + 1) * block
     out = []
     with open(p, "rb") as f:
@@ -209,6 +215,7 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
 
         with warnings.catch_warnings():      # null word columns: asked for (words=False), not news
             warnings.filterwarnings("ignore", message=".*zero denominator, reported as null.*")
+            warnings.filterwarnings("ignore", message=".*so the per-word columns are null.*")
             ex = compare(c, adapters, pivot=None, n_boot=0, engine=engine, workers=workers, address=address,
                          progress=progress, words=False)
     out = []

@@ -15,7 +15,7 @@ from ..langs import normalize_lang
 from .conllu import load_conllu
 from .gettext import load_gettext
 from .hf import load_hf, load_hf_monolingual
-from .mono import language_folders, load_monolingual, looks_monolingual, monolingual_textdir
+from .mono import is_gz_jsonl, language_folders, load_monolingual, looks_monolingual, monolingual_textdir
 from .table import load_delimited, load_polars, load_sharded
 from .textdir import load_textdir
 from .tmx import load_tmx
@@ -167,7 +167,7 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
         paths = sorted(Path(q) for q in glob.glob(spec))
         if not paths:
             raise TokstatError(f"no file matches {spec!r}", fix="check the pattern (quote it in the shell)")
-        bad = [q for q in paths if q.suffix.lower() not in SHARD_SUFFIXES]
+        bad = [q for q in paths if q.suffix.lower() not in SHARD_SUFFIXES and not is_gz_jsonl(q)]
         if bad:
             raise TokstatError("a sharded corpus is JSONL or Parquet files only", path=bad[0],
                                fix="narrow the pattern, e.g. 'data/*.parquet'")
@@ -230,6 +230,11 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
             return monolingual_textdir(p, files)
         return load_textdir(p, langmap=langmap, encoding_errors=encoding_errors)
     suf = p.suffix.lower()
+    if is_gz_jsonl(p):           # compressed JSON lines are documents (MADLAD-400)
+        if kind == "parallel":
+            raise TokstatError("a .jsonl.gz file is read as documents (monolingual)", path=p,
+                               fix="decompress it for a parallel table, or drop --kind parallel")
+        return load_monolingual([(p, lang)], name=p.name.split(".")[0], **mono_kw)
     if mono_asked and suf == ".txt":
         if not lang and not lang_id:
             raise TokstatError("a text file of documents (one per line) needs its language", path=p,

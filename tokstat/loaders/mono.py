@@ -33,6 +33,42 @@ from .table import _json_objects
 from .textio import read_lines
 
 LANG_COLUMNS = ("language", "lang")
+#: gzip-compressed JSON lines (MADLAD-400 ships ``data/zh/zh_clean_0000.jsonl.gz``)
+GZ_SUFFIXES = (".jsonl.gz", ".ndjson.gz", ".json.gz")
+
+
+def is_gz_jsonl(path: Path) -> bool:
+    return path.name.lower().endswith(GZ_SUFFIXES)
+
+
+def _gz_objects(path: Path):
+    """``(line number, object)`` of a gzip-compressed JSONL file, streamed; invalid UTF-8, a line
+    that is not one JSON object or a damaged archive is an error naming the line."""
+    import gzip
+    import json
+    import zlib
+
+    regular_file(path, "shard")
+    try:
+        with gzip.open(path, "rb") as f:
+            for no, raw in enumerate(f, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as e:
+                    raise TokstatError(f"invalid UTF-8 at byte {e.start} of the line", path=path, line=no,
+                                       fix="rewrite the file as UTF-8") from None
+                except json.JSONDecodeError as e:
+                    raise TokstatError(f"malformed JSON ({e.msg})", path=path, line=no,
+                                       fix="make every line one JSON object") from None
+                if not isinstance(obj, dict):
+                    raise TokstatError("a line is not a JSON object", path=path, line=no,
+                                       fix="make every line one JSON object")
+                yield no, obj
+    except (OSError, EOFError, zlib.error) as e:
+        raise TokstatError(f"cannot read the gzip file ({str(e).splitlines()[0] if str(e) else type(e).__name__})",
+                           path=path, fix="check that the archive is complete") from None
 SCRIPT_COLUMN = "language_script"
 UND = "und"
 
@@ -40,6 +76,10 @@ UND = "und"
 def columns_of(path: Path) -> list[str]:
     """The column names of a Parquet file (its schema) or of a JSONL file (its first object)."""
     regular_file(path, "shard")       # a FIFO or a device would be read forever
+    if is_gz_jsonl(path):
+        for _, obj in _gz_objects(path):
+            return list(obj)
+        return []
     if path.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
@@ -129,9 +169,9 @@ def documents(path: Path, *, text_col: str, lang_col: str | None, lang: str | No
         except UnicodeDecodeError as e:
             raise TokstatError(f"invalid UTF-8 in the text column (in the rows from {n + 1})", path=path,
                                fix="rewrite the column as valid UTF-8 text") from None
-    elif suf in (".jsonl", ".ndjson"):
+    elif suf in (".jsonl", ".ndjson") or is_gz_jsonl(path):
         n = 0
-        for no, obj in _json_objects(path):
+        for no, obj in (_gz_objects(path) if is_gz_jsonl(path) else _json_objects(path)):
             n += 1
             if n == 1 and text_col not in obj:
                 raise TokstatError(f"no field {text_col!r} in the first object (fields: {', '.join(list(obj)[:8])})",
@@ -179,7 +219,7 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
     for p, _ in files:
         regular_file(p, "shard")
     text_col = text_col or "text"
-    tables = [p for p, lang in files if p.suffix.lower() in (".parquet", ".jsonl", ".ndjson")]
+    tables = [p for p, lang in files if p.suffix.lower() in (".parquet", ".jsonl", ".ndjson") or is_gz_jsonl(p)]
     if tables:
         names = columns_of(tables[0])
         if text_col not in names:
@@ -237,7 +277,8 @@ def language_folders(directory: Path) -> list[tuple[Path, str]] | None:
     if not subs:
         return None
     for d in subs:
-        files = sorted(q for q in d.rglob("*") if q.suffix.lower() in SHARD_SUFFIXES + (".txt",) and not q.is_dir())
+        files = sorted(q for q in d.rglob("*") if (q.suffix.lower() in SHARD_SUFFIXES + (".txt",) or is_gz_jsonl(q))
+                       and not q.is_dir())
         if not files:
             continue
         try:

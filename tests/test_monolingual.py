@@ -315,3 +315,31 @@ def test_gzip_json_lines_in_language_folders(tmp_path):
     (bad / "zh_0.jsonl.gz").write_bytes(gzip.compress(b'{"text": "ok"}\n')[:-8])
     with pytest.raises(TokstatError, match="cannot read the gzip file"):
         list(load_corpus(str(tmp_path / "bad")))
+
+
+@pytest.mark.slow
+def test_one_report_from_documents(layouts, tmp_path):
+    """report --corpus on documents: tokens per character per language, a sweep trained on a
+    bounded sample whose premiums come from a parallel corpus, and a vocabulary answer."""
+    import re
+
+    spec, _ = layouts[0]["fw"]
+    out = tmp_path / "r.html"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["report", "--corpus", spec, "-t", "tiktoken:cl100k_base", "--sweep", "bpe:500,1000,2000,4000",
+                     "--sample-bytes", "20000", "--eval", "sample", "--out", str(out), "--quiet"]) == 0
+    page = out.read_text()
+    assert 'data-answer="vocab"' in page and "premium:sample-zh-en@" in page
+    assert re.search(r"fitted on the sweep", page)
+
+
+def test_a_report_of_documents_without_a_parallel_corpus_says_what_is_missing(layouts, tmp_path):
+    spec, _ = layouts[0]["fw"]
+    out = tmp_path / "r.html"
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert main(["report", "--corpus", spec, "-t", "tiktoken:cl100k_base", "--out", str(out), "--quiet"]) == 0
+    assert any("needs content" in str(x.message) and "--eval" in str(x.message) for x in w)
+    page = out.read_text()
+    assert 'data-answer="tokenizer"' in page and 'id="cost"' not in page

@@ -74,7 +74,7 @@ def test_model_info_json_has_seq_len_beside_context(capsys):
     (["model-info", "--model", "llama2-7b", "--seq-len", "8192"], r"got 8192"),
     (["vocab-plan", "--model", "llama2-7b", "--seq-len", "2048"], r"--seq-len .* needs --serve-chars and --model"),
     (["vocab-plan", "--model", "llama2-7b", "--serve-chars", "1e12", "--seq-len", "-5"], r"--seq-len must be"),
-    (["report", "x.csv", "--out", "r.html", "--seq-len", "2048"], r"--seq-len, --train-tokens and --gpus need --corpus"),
+    (["report", "x.csv", "--out", "r.html", "--seq-len", "2048"], r"--seq-len, --train-tokens, --gpus, --sample-bytes and --eval need --corpus"),
 ])
 def test_bad_seq_len_is_one_error(argv, msg, capsys, tmp_path, monkeypatch):
     import re

@@ -913,13 +913,15 @@ def worst_cmd(segments_file, tokenizer, language, pivot, by, n, out):
 @click.option("--gpus", default=1, show_default=True, help="with --corpus: GPUs (as in cost)")
 @click.option("--seq-len", type=int, help="with --corpus: training sequence length (default: the preset's pre-training length)")
 @mix_options("the languages the tokenizer, vocabulary and mix row are chosen for")
+@sample_bytes_option
+@click.option("--eval", "eval_spec", help="with --corpus of documents: a parallel corpus for the sweep's premiums")
 @click.option("--pivot", default="en", show_default=True, help="with --corpus: language the premium is measured against")
 @split_options
 @boot_seed_option
 @max_chars_option
 @quiet_option
 def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, gpus, mix,
-               mix_unit, pivot, seed, heldout, boot_seed, max_chars, quiet, seq_len, **kw):
+               mix_unit, sample_bytes, eval_spec, pivot, seed, heldout, boot_seed, max_chars, quiet, seq_len, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out, compare
     --segments-out), or from a fresh run on --corpus: the answers first (which tokenizer, what each
     language costs, which vocabulary size) with their assumptions, then the evidence per corpus."""
@@ -939,11 +941,13 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=inputs_of(corpus_spec, c))
         data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
                      mix=mix, mix_unit=mix_unit, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
-                     progress=False if quiet else None, max_chars=max_chars, seq_len=seq_len, gpus=gpus)
+                     progress=False if quiet else None, max_chars=max_chars, seq_len=seq_len, gpus=gpus,
+                     sample_bytes=sample_bytes, eval_corpus=eval_spec)
     else:
-        if tokenizers or sweep_spec or seq_len is not None or train_tokens is not None or gpus != 1:
-            raise TokstatError("-t, --sweep, --seq-len, --train-tokens and --gpus need --corpus (cost files carry "
-                               "their own)",
+        if (tokenizers or sweep_spec or seq_len is not None or train_tokens is not None or gpus != 1
+                or sample_bytes is not None or eval_spec):
+            raise TokstatError("-t, --sweep, --seq-len, --train-tokens, --gpus, --sample-bytes and --eval need --corpus "
+                               "(result files carry their own)",
                                fix="add --corpus SPEC, or pass result files only")
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=list(results))
         data = read_results(list(results))

@@ -25,7 +25,8 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
           gpu: str = "h100-sxm", train_tokens: float | None = None, mix=None, mix_unit: str = "content",
           pivot: str = "en", languages: list[str] | None = None, split: Split | None = None,
           boot_seed: int = 0, progress: bool | None = None, max_chars: int = MAX_CHARS,
-          views: int = 2, seq_len: int | None = None, gpus: int = 1) -> dict:
+          views: int = 2, seq_len: int | None = None, gpus: int = 1, sample_bytes: float | None = None,
+          eval_corpus=None) -> dict:
     """The whole pipeline for one report: compare ``tokenizers`` on ``corpus`` (with per-segment
     rows and texts, for the distributions and the worst segments); with ``sweep``
     (``ALGO:SIZE,SIZE,...``) a vocabulary sweep on the train/held-out ``split``; the cost of training
@@ -35,7 +36,9 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     token view of the first ``views`` segments under each tokenizer. ``mix`` (:mod:`tokstat.mix`,
     shares of ``mix_unit``, content by default) is the one mix of the tokenizer answer, the cost's
     mix row, the sweep's training text and the plan (a mix in tokens cannot steer a vocabulary: the
-    sweep and the plan then use equal content, and the plan says so).
+    sweep and the plan then use equal content, and the plan says so). On documents (a monolingual
+    corpus) the sweep trains on ``sample_bytes`` of them and takes its premiums from
+    ``eval_corpus`` (:func:`tokstat.sweep.sweep`).
 
     Returns ``{"compare", "segments", "cost", "plan", "views", "mix"}`` and, with a sweep,
     ``"sweep"``, ``"sweep_cost"`` and (BPE) ``"allocation"``."""
@@ -58,18 +61,29 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     sweep_args = parse.sweep_spec(sweep) if sweep else None   # checked before the first tokenizer runs
     m, g = preset(model), get_gpu(gpu)
     adapters = resolve_tokenizers(list(tokenizers), c)
+    mono = c.kind == "monolingual"
     df, segs = compare(c, adapters, pivot=pivot, boot_seed=boot_seed, progress=progress, max_chars=max_chars,
-                       return_segments=True, segments_text=True)
+                       return_segments=True, segments_text=True,
+                       calibrate=eval_corpus if mono and eval_corpus is not None else None)
     out: dict = {"compare": df, "segments": segs, "mix": mixd}
-    out["cost"] = project(df, m, g, gpus=gpus, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
+    if mono and eval_corpus is None:
+        # no premium, no content: the same content for every language cannot be priced
+        import warnings
+
+        warnings.warn("the cost section needs content: documents have none without a parallel corpus (pass --eval "
+                      "PARALLEL: it calibrates the premiums and the sweep)", stacklevel=2)
+    else:
+        out["cost"] = project(df, m, g, gpus=gpus, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
     sw = None
     if sweep_args:
         algo, sizes = sweep_args
         trained: list = []
         sw = run_sweep(c, algo, sizes, mix=vocab_mix, pivot=pivot, split=split, boot_seed=boot_seed,
-                       max_chars=max_chars, trained=trained, progress=progress)
+                       max_chars=max_chars, trained=trained, progress=progress, sample_bytes=sample_bytes,
+                       eval_corpus=eval_corpus)
         out["sweep"] = sw
-        out["sweep_cost"] = project(sw, m, g, gpus=gpus, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
+        if "cost" in out:
+            out["sweep_cost"] = project(sw, m, g, gpus=gpus, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)
         if trained and hasattr(trained[0], "tok") and algo in PREFIX_ALGOS:    # ids in merge order
             out["allocation"] = allocation(trained[0], text_sample(c), sw["vocab_size"].unique().sort().to_list())
     out["plan"] = plan_for_report(sw, n_nv=non_embedding_params(m), d_model=m.d_model, mix=vocab_mix,

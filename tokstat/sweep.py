@@ -202,6 +202,7 @@ def _premiums_from(df: pl.DataFrame, eval_corpus, adapters, *, pivot, n_boot, bo
     with warnings.catch_warnings():     # trained on other content: scored on every segment, as wanted
         warnings.filterwarnings("ignore", message=".*was trained on .*not on this corpus.*")
         warnings.filterwarnings("ignore", message=".*zero denominator, reported as null.*")
+        warnings.filterwarnings("ignore", message=".*so the per-word columns are null.*")
         pe = compare(ev.select([x for x in langs if x in ev.languages]), adapters, pivot=pivot, n_boot=n_boot,
                      boot_seed=boot_seed, max_chars=max_chars, progress=False, words=False)
     tag = f"|premium:{ev.name}@{ev.fingerprint()[:8]}"

@@ -192,7 +192,7 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                                                                      pl.col("tokens").alias("_p"))
                 pr = seg.join(piv, on=["tokenizer", "segment"]).filter(pl.col("_p") > 0).with_columns(
                     (pl.col("tokens") / pl.col("_p")).alias("segment_premium"))
-                if pr.height:
+                if pr.filter(pl.col("language").is_in(others)).height:   # documents have no aligned pairs
                     dist.append(Chart(f"{prefix}segment_premium", "Per-segment premium",
                                       boxes(pr, "segment_premium", f"segment tokens / {pivot} tokens of that segment",
                                             languages=others, ref=1.0, bad=bad),

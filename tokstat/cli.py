@@ -515,7 +515,8 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, out, s
 @max_chars_option
 @quiet_option
 @wide_option
-def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, pivot, d_model, tied, seed, heldout, boot_seed, out, plot, max_chars, quiet,
+def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, pivot, d_model, tied, seed, heldout,
+              boot_seed, out, plot, max_chars, quiet,
               **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
     from . import parse
@@ -740,7 +741,8 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
 @click.option("--png", help="write the curves and costs as a PNG")
 @click.option("--json", "as_json", is_flag=True, help="print the plan as one JSON object")
 @quiet_option
-def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix, mix_unit, sample_bytes, eval_spec, flops,
+def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix,
+                   mix_unit, sample_bytes, eval_spec, flops,
                    max_premium, serve_chars, train_chars, gpu_name, seed, heldout, out, png, as_json, quiet, seq_len, **kw):
     """The vocabulary size for a model and language mix: Tao et al. 2024's three approaches under
     your corpus's tokens-per-character curves, with the flat region, fairness and serving variants."""

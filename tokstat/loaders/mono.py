@@ -166,7 +166,7 @@ def documents(path: Path, *, text_col: str, lang_col: str | None, lang: str | No
         except OSError as e:
             raise TokstatError(f"cannot read rows ({str(e).splitlines()[0]})", path=path,
                                fix="check that the file is complete Parquet") from None
-        except UnicodeDecodeError as e:
+        except UnicodeDecodeError:
             raise TokstatError(f"invalid UTF-8 in the text column (in the rows from {n + 1})", path=path,
                                fix="rewrite the column as valid UTF-8 text") from None
     elif suf in (".jsonl", ".ndjson") or is_gz_jsonl(path):

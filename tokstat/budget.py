@@ -6,13 +6,17 @@ Parquet row group (from the files' metadata) and every block of ``BLOCK`` bytes 
 text file (from the file sizes); a document belongs to the cluster holding its first byte (a
 JSONL block is read from the first line that starts inside it to the last one that does, so every
 document belongs to exactly one block). ``m`` of the ``M`` clusters are drawn uniformly without
-replacement (seeded) and read whole. For any per-document total y (tokens of tokenizer T in
+replacement (seeded) and read whole, **stratified** by the files' language where the layout gives
+one (per-language folders: each language's clusters are a stratum, sampled in proportion, at least
+:data:`MIN_PER_STRATUM` each; documents with a language column are one stratum). For any
+per-document total y (tokens of tokenizer T in
 language L, documents, characters, bytes) the estimator is the expansion estimator of cluster
 sampling with equal probabilities (Cochran 1977, §9.2), unbiased whatever the clusters' sizes:
 
-    Ŷ = (M/m) · Σ_{j∈s} y_j,     Var(Ŷ) = M² (1 − m/M) s²_y / m,
+    Ŷ = Σ_h (M_h/m_h) · Σ_{j∈s_h} y_j,     Var(Ŷ) = Σ_h M_h² (1 − m_h/M_h) s²_h / m_h,
 
-with s²_y the variance of the sampled cluster totals; the 95 % interval is Ŷ ± t_{0.975, m−1}·SE.
+with s²_h the variance of stratum h's sampled cluster totals; the 95 % interval is
+Ŷ ± t_{0.975, Σ(m_h−1)}·SE.
 Nothing is length-biased: clusters are drawn with equal probability and read whole. ``exact``
 counts every document with the compare engine (worker processes, or Ray actors that read shards
 themselves) and puts the count beside the estimate.
@@ -39,6 +43,8 @@ from .loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
 BLOCK = 1 << 20
 #: at least this many clusters are drawn (all of them when the corpus has fewer)
 MIN_CLUSTERS = 30
+#: and at least this many in each stratum (a language's own files), or all of them
+MIN_PER_STRATUM = 10
 BUDGET_COLUMNS = ["tokenizer", "language", "documents", "documents_low", "documents_high", "bytes", "bytes_low",
                   "bytes_high", "documents_sampled", "clusters_sampled", "clusters", "tokens", "tokens_low",
                   "tokens_high", "tokens_per_byte", "token_share", "byte_share", "exact", "exact_bytes",
@@ -157,6 +163,31 @@ def expand(totals: np.ndarray, M: int) -> tuple[float, float, float]:
     return est, max(0.0, est - h), est + h
 
 
+def expand_strata(parts: list[tuple[np.ndarray, int]]) -> tuple[float, float, float]:
+    """Stratified version of :func:`expand`: ``parts`` are (sampled cluster totals, clusters) per
+    stratum; estimates and variances add, the t quantile has Σ(m_h − 1) degrees of freedom.
+
+    >>> expand_strata([(np.array([3.0, 5.0]), 2), (np.array([10.0]), 1)])   # every cluster of both strata
+    (18.0, 18.0, 18.0)
+    """
+    total = var = 0.0
+    dof = 0
+    exact = True
+    for y, M_h in parts:
+        m_h = len(y)
+        if m_h == 0:
+            continue
+        total += M_h / m_h * float(y.sum())
+        if m_h < M_h:
+            exact = False
+            var += M_h ** 2 * (1 - m_h / M_h) * (float(y.var(ddof=1)) if m_h > 1 else float("inf")) / m_h
+            dof += m_h - 1
+    if exact:
+        return total, total, total
+    h = _t975(dof) * math.sqrt(var)
+    return total, max(0.0, total - h), total + h
+
+
 def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01, seed: int = 0,
            exact: bool = False, block: int = BLOCK, engine: str = "local", workers: int | None = None,
            address: str | None = None, progress: bool | None = None, **load_kw) -> pl.DataFrame:
@@ -183,7 +214,18 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
     want = math.ceil(sample * M) if sample <= 1 else int(sample)
     m = min(M, max(MIN_CLUSTERS, want))
     rng = np.random.default_rng(seed)
-    drawn = sorted(rng.choice(M, size=m, replace=False).tolist())
+    # strata: the clusters of each file language (per-language folders), and one of documents whose
+    # language is read from a column; each sampled in proportion, at least MIN_PER_STRATUM (or all)
+    strata: dict[str, list[int]] = {}
+    for i, cl in enumerate(cls):
+        strata.setdefault(cl.lang or "*", []).append(i)
+    drawn_by: dict[str, list[int]] = {}
+    for h, idx in strata.items():
+        m_h = min(len(idx), max(MIN_PER_STRATUM, round(m * len(idx) / M)))
+        drawn_by[h] = sorted(rng.choice(idx, size=m_h, replace=False).tolist())
+    drawn = [k for h in strata for k in drawn_by[h]]
+    stratum_of = {k: h for h in strata for k in drawn_by[h]}
+    m = len(drawn)
     adapters: list[Adapter] = resolve_tokenizers(list(tokenizers), c)
     norm = normalizer(c.meta.get("normalize", "nfc"))
     langs = list(c.languages)
@@ -218,6 +260,11 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
             warnings.filterwarnings("ignore", message=".*so the per-word columns are null.*")
             ex = compare(c, adapters, pivot=None, n_boot=0, engine=engine, workers=workers, address=address,
                          progress=progress, words=False)
+    rows_of = {h: [j for j, k in enumerate(drawn) if stratum_of[k] == h] for h in strata}
+
+    def est(y: np.ndarray) -> tuple[float, float, float]:
+        return expand_strata([(y[rows_of[h]], len(strata[h])) for h in strata])
+
     out = []
     if exact:
         sig_corpus = f"corpus:{c.name}@{c.fingerprint()[:8]}"
@@ -227,12 +274,12 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
         h = hashlib.sha256("\n".join(f"{Path(p).name}\t{os.path.getsize(p)}" for p, _ in files).encode()).hexdigest()
         sig_corpus = f"corpus:{c.name}@files-{h[:8]}"
     for ai, a in enumerate(adapters):
-        tot_tokens = expand(toks[ai].sum(axis=1), M)[0]
-        tot_bytes = expand(nbytes.sum(axis=1), M)[0]
+        tot_tokens = est(toks[ai].sum(axis=1))[0]
+        tot_bytes = est(nbytes.sum(axis=1))[0]
         for lang, k in li.items():
-            d = expand(docs[:, k], M)
-            by = expand(nbytes[:, k], M)
-            tk = expand(toks[ai, :, k], M)
+            d = est(docs[:, k])
+            by = est(nbytes[:, k])
+            tk = est(toks[ai, :, k])
             r = {"tokenizer": a.id, "language": lang, "documents": d[0], "documents_low": d[1], "documents_high": d[2],
                  "bytes": by[0], "bytes_low": by[1], "bytes_high": by[2], "documents_sampled": int(docs[:, k].sum()),
                  "clusters_sampled": m, "clusters": M, "tokens": tk[0], "tokens_low": tk[1], "tokens_high": tk[2],
@@ -240,8 +287,9 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
                  "token_share": tk[0] / tot_tokens if tot_tokens > 0 else None,
                  "byte_share": by[0] / tot_bytes if tot_bytes > 0 else None,
                  "exact": None, "exact_bytes": None,
-                 "estimator": f"cluster sample: {m} of {M} clusters (row groups / {block:,}-byte blocks), seed {seed}, "
-                              "expansion estimator, 95% t interval",
+                 "estimator": f"cluster sample: {m} of {M} clusters (row groups / {block:,}-byte blocks) in "
+                              f"{len(strata)} strata (file languages), seed {seed}, stratified expansion estimator, "
+                              "95% t interval",
                  "signature": f"{sig_corpus}|tok:{a.signature}|lib:{a.library_version}|"
                               f"norm:{c.meta.get('normalize', 'nfc')}|sample:{m}/{M}-seed{seed}"
                               + (f"|{c.meta['lang_id_signature']}" if c.meta.get("lang_id_signature") else "")}

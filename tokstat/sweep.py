@@ -31,7 +31,7 @@ from .progress import Phase
 from .split import Split
 from .train import train
 
-PREFIX_ALGOS = {"bpe", "byte-bpe"}
+PREFIX_ALGOS = {"bpe", "byte-bpe", "parity-bpe"}   # merges in order: a smaller vocabulary is a prefix
 #: the newest merges of a vocabulary whose training-text frequency says whether the data supports it
 NEWEST_SHARE = 0.01
 #: characters of the training text re-encoded for that frequency (evenly spaced texts; scaled up)

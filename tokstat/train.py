@@ -29,7 +29,9 @@ from .mix import Mix
 from .mix import parse as parse_mix
 from .split import HELDOUT, Split
 
-ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram")
+ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram", "parity-bpe")
+#: parity-aware BPE: the share of the training segments set aside as its parallel dev set
+PARITY_DEV = 0.1
 
 
 def training_texts(corpus, *, split: Split = Split(), languages: list[str] | None = None,
@@ -137,6 +139,49 @@ def _training_texts(corpus, *, split: Split, languages, mix, keep=None,
     return out, n, held
 
 
+def parity_texts(corpus, *, split: Split, languages) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Per language, the training texts and the parity dev texts: the dev set is the segments of the
+    train side that a second seeded split (:data:`PARITY_DEV`, salt ``seed + 1``) holds out, so it is
+    disjoint from both the training text and the evaluation segments. Parallel corpora only."""
+    if corpus.kind != "parallel":
+        raise TokstatError("parity-aware BPE balances languages on parallel dev text; this corpus is documents",
+                           fix="train it on a parallel corpus (or train plain bpe on the documents)")
+    dev_split = Split(PARITY_DEV, split.seed + 1)
+    train: dict[str, list[str]] = {}
+    dev: dict[str, list[str]] = {}
+    for seg in corpus:
+        if split.is_heldout(seg.id):
+            continue
+        into = dev if dev_split.is_heldout(seg.id) else train
+        for lang, t in seg.texts.items():
+            if (languages is None or lang in languages) and t.strip():
+                into.setdefault(lang, []).append(t)
+    langs = sorted(set(train) & set(dev))
+    if len(langs) < 2:
+        raise TokstatError("parity-aware BPE needs at least two languages with training and dev text",
+                           fix="use a parallel corpus of two or more languages with enough segments")
+    return {k: train[k] for k in langs}, {k: dev[k] for k in langs}
+
+
+def train_parity(vocab_size: int, train: dict[str, list[str]], dev: dict[str, list[str]], *, variant: str = "base",
+                 global_merges: int = 0, window_size: int = 100, alpha: float = 2.0) -> Tokenizer:
+    """Parity-aware BPE (Foroutan et al. 2025; ``tokenizers.trainers.ParityBpeTrainer``): one training
+    iterator per language, each merge chosen for the language whose dev text is compressed worst. The
+    256-byte alphabet is always included (without it, bytes unseen in training would be dropped on
+    encode: text lost); the vocabulary is the alphabet plus ``vocab_size`` − 256 merges."""
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    tr = trainers.ParityBpeTrainer(num_merges=max(0, vocab_size - len(alphabet)), variant=variant,
+                                   global_merges=global_merges, window_size=window_size, alpha=alpha,
+                                   initial_alphabet=alphabet, show_progress=False)
+    langs = sorted(train)
+    tr.train_from_iterator(tok, [iter(train[k]) for k in langs], dev_iterators=[iter(dev[k]) for k in langs])
+    return tok
+
+
 def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
     if algo in ("bpe", "byte-bpe"):
         tok = Tokenizer(models.BPE())
@@ -241,6 +286,9 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     if vocab_size < 1:
         raise TokstatError("vocabulary size must be positive", fix="e.g. --vocab-size 32000")
     kept = [] if keep_heldout else None
+    if algo == "parity-bpe" and (mix is not None or sample_bytes):
+        raise TokstatError("parity-aware BPE balances the languages itself: --mix and --sample-bytes do not apply",
+                           fix="drop --mix/--sample-bytes, or train plain bpe with them")
     texts, n_segments, n_held = _training_texts(corpus, split=split, languages=languages, mix=mix, keep=kept,
                                                 sample_bytes=sample_bytes)
     if not texts:
@@ -248,7 +296,15 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
     ident = f"train/{algo}-{vocab_size}" + (f"-mix-{mix.signature()}" if mix else "") + (
         f"-sample{sample_bytes:.3g}" if sample_bytes else "")
-    if algo.startswith("spm-"):
+    if algo == "parity-bpe":
+        ptrain, pdev = parity_texts(corpus, split=split, languages=languages)
+        texts = [t for k in sorted(ptrain) for t in ptrain[k]]
+        digest = hashlib.sha256(("\n".join(texts) + "\n\x00dev\n" + "\n".join(
+            t for k in sorted(pdev) for t in pdev[k])).encode()).hexdigest()
+        tok = train_parity(vocab_size, ptrain, pdev)
+        a = HFAdapter(tok, ident, digest)
+        payload, fname = canonical_json(tok), "tokenizer.json"
+    elif algo.startswith("spm-"):
         model = train_spm(algo, vocab_size, texts)
         a = SPMAdapter(spm.SentencePieceProcessor(model_proto=model), ident, digest)
         a.algorithm = f"sentencepiece {algo[4:]}"
@@ -267,6 +323,9 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
                       "rule": "held out when sha256(f'{seed}:{segment_id}')[:8] / 2**64 < fraction"},
             "training_texts": len(texts), "training_sha256": digest, "tokenizer_id": ident,
             "sample_bytes": sample_bytes,
+            "parity": ({"dev_fraction": PARITY_DEV, "dev_seed": split.seed + 1, "variant": "base",
+                        "rule": "dev = train-side segments held out by Split(dev_fraction, dev_seed)"}
+                       if algo == "parity-bpe" else None),
             "files": {fname: hashlib.sha256(payload).hexdigest()},
             "library": a.library_version, "tokstat": __version__}
     files = []

@@ -342,3 +342,13 @@ def test_a_report_of_documents_without_a_parallel_corpus_says_what_is_missing(la
     assert "needs content" in err and "--eval PARALLEL" in err
     page = out.read_text()
     assert 'data-answer="tokenizer"' in page and 'id="cost"' not in page
+
+
+def test_worst_on_documents_says_there_is_no_per_segment_premium(layouts, tmp_path, capsys):
+    spec, _ = layouts[0]["fw"]
+    segs = tmp_path / "s.parquet"
+    assert main(["compare", spec, "-t", "tiktoken:cl100k_base", "--segments-out", str(segs), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["worst", str(segs)]) == 2
+    assert "use --by tokens_per_char" in capsys.readouterr().err
+    assert main(["worst", str(segs), "--by", "tokens_per_char", "-n", "3"]) == 0

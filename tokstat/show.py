@@ -197,6 +197,9 @@ def worst_of(segments: pl.DataFrame, *, tokenizer: str | None = None, language: 
     piv = rows.filter(pl.col("language") == pivot).select(
         "segment", pl.col("tokens").alias("pivot_tokens"), *([pl.col("text").alias("pivot_text")] if text else []))
     both = mine.join(piv, on="segment").filter(pl.col("pivot_tokens") > 0)
+    if not both.height and mine.height:
+        raise TokstatError(f"no {language} segment has {pivot} text beside it: these are documents (a monolingual "
+                           "corpus), with no per-segment premium", fix="use --by tokens_per_char")
     both = both.with_columns((pl.col("tokens") / pl.col("pivot_tokens")).alias("premium"))
     return (both.sort(["premium", "segment"], descending=[True, False]).head(n).select(
         "segment", "premium", "tokens", "pivot_tokens", "chars", *(["text", "pivot_text"] if text else [])),

@@ -74,3 +74,54 @@ def test_parity_bpe_reaches_parity_on_pud_where_plain_bpe_does_not(shared):
     plain, fair = zh["train/bpe-3256"], zh["train/parity-bpe-3256"]
     assert plain["premium_ci_high"] < 1.0 < fair["premium_ci_high"] and fair["premium_ci_low"] < 1.0
     assert abs(fair["premium"] - 1) < abs(plain["premium"] - 1)
+
+
+def _rows(algo, size, tpc, prem, boot):
+    return [{"tokenizer": f"train/{algo}-{size}", "requested_size": size, "vocab_size": size, "language": lang,
+             "tokens_per_char": tpc[lang], "premium": prem[lang], "tokens_per_char_boot": [tpc[lang] * b for b in boot]}
+            for lang in tpc]
+
+
+def test_the_price_of_fairness_by_hand():
+    """Tokens per character of the mix (equal content → character shares through the premiums) for
+    each algorithm, parity over plain − 1, the spread and the worst language, computed here."""
+    import polars as pl
+
+    from tokstat.sweep import fairness_sentence, price_of_fairness
+
+    boot = [0.98, 1.0, 1.02, 0.99, 1.01] * 20
+    plain_t, plain_p = {"en": 0.30, "zh": 0.90}, {"en": 1.0, "zh": 0.80}
+    par_t, par_p = {"en": 0.31, "zh": 1.10}, {"en": 1.0, "zh": 0.99}
+    df = pl.DataFrame(_rows("bpe", 4000, plain_t, plain_p, boot) + _rows("parity-bpe", 4000, par_t, par_p, boot))
+    r = price_of_fairness(df).row(0, named=True)
+
+    def mix_tpc(t, p):          # content 50/50: characters per content = premium / tokens per char
+        c = {k: 0.5 * p[k] / t[k] for k in t}
+        return sum(c[k] * t[k] for k in t) / sum(c.values())
+    assert r["plain_tokens_per_char"] == pytest.approx(mix_tpc(plain_t, plain_p))
+    assert r["token_cost"] == pytest.approx(mix_tpc(par_t, par_p) / mix_tpc(plain_t, plain_p) - 1)
+    assert r["plain_spread"] == pytest.approx(1 / 0.80) and r["parity_spread"] == pytest.approx(1 / 0.99)
+    assert r["language"] == "zh" and r["token_cost_low"] <= r["token_cost"] <= r["token_cost_high"]
+    assert fairness_sentence(r).startswith("at 4,000, parity-aware BPE costs +")
+    with pytest.raises(TokstatError, match="needs a sweep of both bpe and parity-bpe"):
+        price_of_fairness(df.filter(pl.col("tokenizer").str.starts_with("train/bpe")))
+
+
+@pytest.mark.slow
+def test_sweep_fairness_and_the_plan_state_the_price(tmp_path, capsys):
+    import polars as pl
+
+    from tokstat.cli import main
+    from tokstat.vocabplan import vocab_plan
+
+    out = tmp_path / "fs.parquet"
+    assert main(["sweep", "sample", "--fairness", "--sizes", "500,1000,2000,4000", "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("price of fairness: at ") == 4
+    df = pl.read_parquet(out)
+    plan = vocab_plan(df, n_nv=6.5e9, d_model=4096)
+    plain = vocab_plan(df.filter(pl.col("tokenizer").str.starts_with("train/bpe-")), n_nv=6.5e9, d_model=4096)
+    assert plan.recommended_vocab_size == plain.recommended_vocab_size      # the curve is plain BPE's
+    assert plan.price_of_fairness.startswith("at ") and not plain.price_of_fairness
+    assert main(["sweep", "sample", "--fairness", "--algo", "unigram", "--sizes", "500,1000"]) == 2
+    assert main(["sweep", "sample", "--fairness", "--mix", "en=0.5,zh=0.5", "--sizes", "500,1000"]) == 2

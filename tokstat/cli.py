@@ -505,6 +505,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, out, s
 @mix_options("the training text's languages")
 @sample_bytes_option
 @click.option("--eval", "eval_spec", help="a parallel corpus for the premiums of a sweep trained on monolingual documents")
+@click.option("--fairness", is_flag=True, help="sweep plain and parity-aware BPE and print the price of fairness per size")
 @click.option("--pivot", default="en", show_default=True)
 @click.option("--d-model", default=4096, show_default=True, help="model width for embedding_params")
 @click.option("--tied/--untied", default=False, show_default=True, help="tied input/output embeddings")
@@ -515,7 +516,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, out, s
 @max_chars_option
 @quiet_option
 @wide_option
-def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, pivot, d_model, tied, seed, heldout,
+def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, fairness, pivot, d_model, tied, seed, heldout,
               boot_seed, out, plot, max_chars, quiet,
               **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
@@ -527,15 +528,31 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, 
     size_list, mixd, split = parse.sizes(sizes), parse.mix(mix), Split(heldout, seed)
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
-    df = sweep(c, algo, size_list, mix=mixd, mix_unit=mix_unit, sample_bytes=sample_bytes, eval_corpus=eval_spec,
-               pivot=pivot, d_model=d_model, tied=tied, split=split, boot_seed=boot_seed,
-               max_chars=max_chars, progress=False if quiet else None)
+    kw_sweep = dict(mix=mixd, mix_unit=mix_unit, sample_bytes=sample_bytes, eval_corpus=eval_spec, pivot=pivot,
+                    d_model=d_model, tied=tied, split=split, boot_seed=boot_seed, max_chars=max_chars,
+                    progress=False if quiet else None)
+    if fairness:
+        from .sweep import fairness_sentence, fairness_sweep, price_of_fairness
+
+        if algo != "bpe":
+            raise TokstatError("--fairness sweeps plain and parity-aware BPE", fix="drop --algo (or use --algo bpe)")
+        if mixd is not None or sample_bytes:
+            raise TokstatError("--fairness compares the algorithms on the corpus as it is: --mix and --sample-bytes "
+                               "would train the two differently", fix="drop --mix/--sample-bytes")
+        df = fairness_sweep(c, size_list, **kw_sweep)
+    else:
+        df = sweep(c, algo, size_list, **kw_sweep)
     cols = [("vocab_size", "vocab"), ("language", "lang"), ("tokens_per_char", "tok/char"),
             ("tokens_per_word", "tok/word"), ("premium", "premium [95% CI]"), ("embedding_params", "embedding")]
     wide = cols[:2] + [("tokens", "tokens")] + cols[2:4] + [("continued_word_rate", "cont.words"),
                                                             ("split_char_rate", "split chars")] + cols[4:]
-    _print(_table(f"tokstat sweep — {algo}, pivot {pivot}, held-out split {split.label}", cols,
-                  df.iter_rows(named=True), _premium_cell, wide_cols=wide))
+    if fairness:
+        cols = [("tokenizer", "tokenizer")] + cols
+    _print(_table(f"tokstat sweep — {'bpe and parity-bpe' if fairness else algo}, pivot {pivot}, held-out split "
+                  f"{split.label}", cols, df.iter_rows(named=True), _premium_cell, wide_cols=wide))
+    if fairness:
+        for r in price_of_fairness(df).iter_rows(named=True):
+            _print(f"price of fairness: {fairness_sentence(r)}")
     _signatures(df.head(1))
     outputs = {}
     if out:
@@ -799,6 +816,8 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
             _print(f"data: {plan.support_note}")
         if plan.mix_conversion:
             _print(f"mix: {plan.mix_conversion}")
+        if plan.price_of_fairness:
+            _print(f"price of fairness: {plan.price_of_fairness}")
         if plan.fairness:
             f = plan.fairness
             _print(f"fairness: smallest swept size with every premium ≤ {f['max_premium']:g}: "

@@ -242,3 +242,77 @@ def plot_sweep(df: pl.DataFrame, path: str | os.PathLike | None = None) -> bytes
     if path is not None:
         write_bytes(path, png)
     return png
+
+
+_ALGO = r"^train/([a-z-]+?)-\d+"
+
+
+def algorithm_of(df: pl.DataFrame) -> pl.Series:
+    """The training algorithm of each sweep row, from its tokenizer id (``train/parity-bpe-4000``)."""
+    return df["tokenizer"].str.extract(_ALGO, 1)
+
+
+def price_of_fairness(df: pl.DataFrame, mix=None, level: float = 0.95) -> pl.DataFrame:
+    """Plain BPE against parity-aware BPE at each swept size (a sweep of both, :func:`fairness_sweep`):
+    the premiums' spread (max/min over the languages, Gini) of each, and what parity costs in tokens
+    on the mix — tokens per character of the mix (the mix's character shares, :mod:`tokstat.mix`;
+    default equal content), parity over plain − 1, with a percentile interval from the paired
+    bootstrap replicates of the held-out segments (``tokens_per_char_boot``)."""
+    from .metrics import gini
+    from .mix import amounts_from_results, equal
+    from .mix import parse as parse_mix
+
+    algos = algorithm_of(df)
+    d = df.with_columns(algos.alias("_algo"))
+    if not {"bpe", "parity-bpe"} <= set(d["_algo"].drop_nulls().to_list()):
+        raise TokstatError("the price of fairness needs a sweep of both bpe and parity-bpe",
+                           fix="run tokstat sweep --fairness (or sweep both algorithms on the same corpus)")
+    m = parse_mix(mix)
+    rows = []
+    for size in sorted(set(d["requested_size"].to_list())):
+        per = {}
+        for algo in ("bpe", "parity-bpe"):
+            g = d.filter((pl.col("requested_size") == size) & (pl.col("_algo") == algo))
+            recs = g.to_dicts()
+            langs = [r["language"] for r in recs]
+            mm = (m or equal(langs)).restrict(langs) if (m or langs) else None
+            w = mm.shares_in("chars", amounts_from_results(recs))
+            tpc = sum(w[r["language"]] * r["tokens_per_char"] for r in recs if r["language"] in w)
+            reps = None
+            if "tokens_per_char_boot" in g.columns and g["tokens_per_char_boot"].null_count() == 0:
+                arr = {r["language"]: np.asarray(r["tokens_per_char_boot"], dtype=float) for r in recs}
+                reps = sum(w[k] * arr[k] for k in w)
+            prem = {r["language"]: r["premium"] for r in recs if r["premium"] is not None}
+            per[algo] = (tpc, reps, prem, g)
+        (tp, rp, pp, _), (tq, rq, pq_, _) = per["bpe"], per["parity-bpe"]
+        cost = tq / tp - 1
+        lo = hi = None
+        if rp is not None and rq is not None and len(rp) == len(rq):
+            a = (1 - level) / 2
+            lo, hi = (float(x) for x in np.nanquantile(rq / rp - 1, [a, 1 - a]))
+        worst = max(pp, key=lambda k: abs(pp[k] - 1)) if pp else None
+        rows.append({"requested_size": size, "plain_tokens_per_char": tp, "parity_tokens_per_char": tq,
+                     "token_cost": cost, "token_cost_low": lo, "token_cost_high": hi,
+                     "plain_spread": max(pp.values()) / min(pp.values()) if pp else None,
+                     "parity_spread": max(pq_.values()) / min(pq_.values()) if pq_ else None,
+                     "plain_gini": gini(list(pp.values())), "parity_gini": gini(list(pq_.values())),
+                     "language": worst, "plain_premium": pp.get(worst), "parity_premium": pq_.get(worst)})
+    return pl.DataFrame(rows)
+
+
+def fairness_sentence(r: dict) -> str:
+    """``"at 4,000, parity-aware BPE costs +1.8 % tokens on the mix [+0.9 %, +2.6 %] and brings the
+    zh premium from 0.91 to 1.00 (spread 1.10 → 1.01)"``."""
+    ci = (f" [{r['token_cost_low']:+.1%}, {r['token_cost_high']:+.1%}]"
+          if r.get("token_cost_low") is not None else "")
+    return (f"at {r['requested_size']:,}, parity-aware BPE costs {r['token_cost']:+.1%} tokens on the mix{ci} and "
+            f"brings the {r['language']} premium from {r['plain_premium']:.2f} to {r['parity_premium']:.2f} "
+            f"(spread across languages {r['plain_spread']:.2f} → {r['parity_spread']:.2f})")
+
+
+def fairness_sweep(corpus, sizes: list[int], **kw) -> pl.DataFrame:
+    """A sweep of plain BPE and of parity-aware BPE on the same split and held-out segments (the
+    rows of both, told apart by their tokenizer ids)."""
+    a = sweep(corpus, "bpe", sizes, **kw)
+    b = sweep(corpus, "parity-bpe", sizes, **kw)
+    return pl.concat([a, b], how="vertical_relaxed")

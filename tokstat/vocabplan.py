@@ -308,6 +308,7 @@ class Plan:
     support_note: str = ""
     marks: list[str] = field(default_factory=list)
     capped: list[str] = field(default_factory=list)
+    price_of_fairness: str = ""
 
     def size_text(self, lang: str) -> str:
         """A language's own optimum as text: ``"≥ 999,936 (capped)"`` where the search stopped."""
@@ -461,6 +462,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
     fits: dict[str, dict] = {}
     per_language: dict[str, int] = {}
     capped: list[str] = []
+    price_rows: list[dict] = []
     mixw: dict[str, float] = {}
     mix_chars: dict[str, float] = {}
     conversion = ""
@@ -471,6 +473,12 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
                            "c = 1.20470122, their English-centric corpus)")
     else:
         need = {"vocab_size", "language", "tokens_per_char"}
+        if "tokenizer" in sweep.columns and "requested_size" in sweep.columns:
+            from .sweep import algorithm_of, price_of_fairness
+
+            if {"bpe", "parity-bpe"} <= set(algorithm_of(sweep).drop_nulls().to_list()):
+                price_rows = price_of_fairness(sweep, mixm).to_dicts()
+                sweep = sweep.filter(algorithm_of(sweep) == "bpe")      # the curve is plain BPE's
         if not need <= set(sweep.columns):
             raise TokstatError(f"the sweep lacks columns {sorted(need - set(sweep.columns))}",
                                fix="pass the output of tokstat sweep --out")
@@ -539,6 +547,12 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
         assumptions.append(f"f(V) fitted per language on the sweep, non-negative and non-increasing ({r2s}); "
                            f"mix: {conversion}")
     rec, approaches, med, flat, factor = _answer(curve, tao_sizes, base, n_nv, d_model, multiple, flat_tolerance)
+    price = ""
+    if price_rows:
+        from .sweep import fairness_sentence
+
+        near = min(price_rows, key=lambda r: abs(math.log(r["requested_size"] / rec)))
+        price = fairness_sentence(near)
     reason = None
     if rec != med:
         reason = (f"the median of Tao et al.'s three approaches, {med:,}, lies outside the sizes whose training FLOPs "
@@ -580,7 +594,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
            + " --out tokenizer/")
     return Plan(rec, flat, approaches, {k: round_size(v, multiple) for k, v in tao_sizes.items()}, factor, fits,
                 mixw, per_language, assumptions, fairness, serving, warnings, cmd, n_nv, d_model, unit, mix_chars,
-                conversion, med, reason, interval, interval_note, supported, support_note, marks, capped)
+                conversion, med, reason, interval, interval_note, supported, support_note, marks, capped, price)
 
 
 def _support(sweep: pl.DataFrame) -> tuple[int | None, str]:

@@ -246,6 +246,8 @@ def vocab_answer(plan, model: str, prefix: str = "", c: pl.DataFrame | None = No
                  plan.flat_region[1])
     if plan.answer_reason:
         text += h(" Moved: {}.", plan.answer_reason)
+    if plan.price_of_fairness:
+        text += h(" The price of fairness: {}.", plan.price_of_fairness)
     if plan.interval:
         nums["interval_low"], nums["interval_high"] = plan.interval
     if plan.supported_up_to is not None and plan.recommended_vocab_size > plan.supported_up_to:

@@ -143,3 +143,11 @@ def test_a_budget_file_makes_a_report_section_and_an_answer(shards, tmp_path):
     for (tok,), g in df.group_by("tokenizer"):
         assert f"{si(g['tokens'].sum())} tokens with {tok} (95 % interval {si(g['tokens_low'].sum())}–" in text
     assert 'id="budget"' in page and "share of tokens" in page
+
+
+def test_a_dataset_without_files_is_refused_with_the_way_out(tmp_path):
+    import datasets
+
+    datasets.Dataset.from_dict({"text": ["hello", "你好"], "language": ["en", "zh"]}).save_to_disk(str(tmp_path / "ds"))
+    with pytest.raises(TokstatError, match="Dataset.to_parquet"):
+        budget(load_corpus(str(tmp_path / "ds"), kind="monolingual"), ["tiktoken:cl100k_base"])

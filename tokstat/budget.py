@@ -211,6 +211,10 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
     files = c.meta.get("files") or []
     cls = clusters(files, block)
     M = len(cls)
+    if not M:
+        raise TokstatError(f"{c.name} is not made of files budget can sample (Parquet, JSONL or text shards): a "
+                           "Hugging Face dataset streams", fix="count it with tokstat compare (exact), or save it "
+                           "as Parquet shards (Dataset.to_parquet) and budget those")
     want = math.ceil(sample * M) if sample <= 1 else int(sample)
     m = min(M, max(MIN_CLUSTERS, want))
     rng = np.random.default_rng(seed)

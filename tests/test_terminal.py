@@ -223,3 +223,24 @@ def test_compare_prints_a_signature_digest_sorts_marks_lossy_rows_and_has_a_matr
     out = capsys.readouterr().out
     head = next(line for line in out.splitlines() if line.strip().startswith("tokenizer"))
     assert head.split() == ["tokenizer", "en", "zh"] and out.count("corpus:sample-zh-en@") == 4
+
+
+@pytest.mark.parametrize("kind", ["md", "latex"])
+def test_exported_tables_escape_every_cell(kind):
+    """--format md|latex: a hostile tokenizer id (table syntax, LaTeX specials, a newline, an ESC)
+    stays one cell of text; the numbers are the table's."""
+    from tokstat.fmt import export_table
+
+    bad = "hf/a|b & c_%$#{}~^\\ `x` *y*\n\x1b[31m"
+    rows = [{"tokenizer": bad, "language": "zh", "premium": 1.57}]
+    out = export_table(rows, [("tokenizer", "tokenizer"), ("language", "lang"), ("premium", "premium")],
+                       lambda r, c: r[c] if c != "premium" else f"{r[c]:.2f}×", kind)
+    body = out.splitlines()
+    if kind == "md":
+        row = body[2]
+        assert row.count(" | ") == 2 and row.startswith("| ") and row.endswith(" |")   # three cells, no more
+        assert "\n" not in row and "\x1b" not in out and "\\|" in row
+    else:
+        row = next(x for x in body if x.endswith(r"\\") and "zh" in x)
+        assert row.count(" & ") == 2 and r"\&" in row and r"\%" in row and r"\_" in row and r"\textbackslash{}" in row
+        assert "$\\times$" in row and "\x1b" not in out

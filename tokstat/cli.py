@@ -365,6 +365,8 @@ def _matrix(df, title: str):
 @click.option("--signatures", "show_signatures", is_flag=True, help="print every signature (default: one digest line)")
 @click.option("--calibrate", help="monolingual corpus: a parallel corpus whose characters per unit of content give "
               "a calibrated premium")
+@click.option("--format", "table_format", type=click.Choice(["table", "md", "latex"]), default="table",
+              show_default=True, help="print the compact table as a terminal table, Markdown or LaTeX (booktabs)")
 @boot_seed_option
 @click.option("--workers", type=int, help="worker processes (default: all cores); results do not depend on it")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -374,7 +376,7 @@ def _matrix(df, title: str):
 @quiet_option
 @wide_option
 def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, sort_by, matrix, show_signatures,
-            calibrate, boot_seed, workers, engine, address, max_chars, quiet, **kw):
+            calibrate, table_format, boot_seed, workers, engine, address, max_chars, quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
@@ -392,6 +394,18 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
     rows = list(shown.iter_rows(named=True))
     lossy = _mark_lossy(rows)
     title = f"tokstat compare — {c.name}, pivot {pivot}"
+    if table_format != "table":
+        from .fmt import export_table
+
+        if matrix:
+            raise TokstatError("--matrix is a terminal view", fix="drop --matrix with --format md|latex")
+        click.echo(export_table(rows, SHOWN, _premium_cell, table_format,
+                                caption=f"{title}; {len(set(df['signature'].to_list()))} signature(s) in the --out files"),
+                   nl=False)
+        tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
+        if tables:
+            write_tables(tables)
+        return
     if matrix:
         _print(_matrix(pl_rows(rows), title))
     else:

@@ -116,3 +116,49 @@ def visible(text: object) -> str:
     'ok\\\\x1b]0;pwned\\\\x07 \\\\u202eevil\\\\x09tab'
     """
     return str(text).translate(CONTROL)
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "×": r"$\times$", "–": "--"}
+
+
+def latex_escape(text: object) -> str:
+    r"""Text safe inside a LaTeX table cell (the ten special characters escaped; control characters
+    shown as escapes, :func:`visible`).
+
+    >>> latex_escape("hf/a_b 50% & {x}")
+    'hf/a\\_b 50\\% \\& \\{x\\}'
+    """
+    return "".join(_LATEX.get(ch, ch) for ch in visible(text))
+
+
+def markdown_escape(text: object) -> str:
+    r"""Text safe inside a Markdown table cell: pipes, backslashes, backticks and the characters
+    that start emphasis or links escaped, newlines shown as escapes.
+
+    >>> markdown_escape("a|b *c* [d]")
+    'a\\|b \\*c\\* \\[d\\]'
+    """
+    return "".join("\\" + ch if ch in "\\|`*_[]<>#" else ch for ch in visible(text))
+
+
+def export_table(rows: list[dict], cols: list[tuple[str, str]], cell, kind: str, caption: str = "") -> str:
+    """The rows as a Markdown (``md``) or LaTeX (``latex``, booktabs) table, every cell escaped."""
+    heads = [h for _, h in cols]
+    body = [[cell(r, c) for c, _ in cols] for r in rows]
+    if kind == "md":
+        lines = ["| " + " | ".join(markdown_escape(h) for h in heads) + " |",
+                 "|" + "|".join("---" if c in ("tokenizer", "language") else "---:" for c, _ in cols) + "|"]
+        lines += ["| " + " | ".join(markdown_escape(v) for v in row) + " |" for row in body]
+        return "\n".join(lines) + "\n"
+    if kind == "latex":
+        spec = "".join("l" if c in ("tokenizer", "language") else "r" for c, _ in cols)
+        lines = [r"\begin{table}", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                 " & ".join(latex_escape(h) for h in heads) + r" \\", r"\midrule"]
+        lines += [" & ".join(latex_escape(v) for v in row) + r" \\" for row in body]
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        if caption:
+            lines.append(rf"\caption{{{latex_escape(caption)}}}")
+        lines.append(r"\end{table}")
+        return "\n".join(lines) + "\n"
+    raise ValueError(kind)

@@ -273,3 +273,30 @@ def test_padding_and_truncation_of_a_tokenizer_file_are_turned_off(tmp_path):
     oracle.no_truncation()
     want = [e.ids for e in oracle.encode_batch(texts, add_special_tokens=False)]
     assert a.encode_batch(texts) == want and len(want[1]) > 16
+
+
+def test_two_tokenizer_files_in_one_folder_get_distinct_readable_ids(tmp_path):
+    """hf/<folder> stays the id of a folder's only tokenizer (tokenizer.json, or deepseek's
+    deepseek_tokenizer.json beside its config); two tokenizer files in one folder are
+    hf/<folder>/<stem>, so compare never refuses them as one id."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from tokstat.adapters import load_tokenizer
+
+    def save(path, words):
+        tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(["[UNK]", *words])}, unk_token="[UNK]"))
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        tok.save(str(path))
+
+    one = tmp_path / "solo"
+    one.mkdir()
+    save(one / "deepseek_tokenizer.json", ["a"])
+    (one / "tokenizer_config.json").write_text("{}")
+    assert load_tokenizer(f"hf:{one / 'deepseek_tokenizer.json'}").id == "hf/solo"
+    two = tmp_path / "pair"
+    two.mkdir()
+    save(two / "a.json", ["a"])
+    save(two / "b.json", ["b"])
+    save(two / "tokenizer.json", ["c"])
+    ids = {load_tokenizer(f"hf:{two / n}").id for n in ("a.json", "b.json", "tokenizer.json")}
+    assert ids == {"hf/pair/a", "hf/pair/b", "hf/pair"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from itertools import chain
 from pathlib import Path
 
@@ -143,12 +144,35 @@ def _load_file(path: Path) -> tuple[Tokenizer, str]:
                            fix="pass a tokenizer.json saved by the tokenizers library") from None
 
 
+#: JSON files that sit beside a tokenizer.json without being one
+_NOT_TOKENIZERS = re.compile(r"(config|special_tokens_map|added_tokens|vocab|encoder|generation)", re.I)
+
+
+def hf_label(p: Path) -> str:
+    """The id of a tokenizer file: its folder (``hf/qwen3`` for ``qwen3/tokenizer.json``, and for
+    ``deepseek-v3/deepseek_tokenizer.json``, alone in its folder), or folder/stem when another
+    tokenizer file shares the folder (two files never share an id).
+
+    >>> hf_label(Path("qwen3/tokenizer.json"))
+    'qwen3'
+    """
+    folder = p.parent.name
+    if not folder:
+        return p.stem
+    if p.stem == "tokenizer":
+        return folder
+    try:
+        others = [q for q in p.parent.glob("*.json") if q.name != p.name and not _NOT_TOKENIZERS.search(q.stem)]
+    except OSError:
+        others = []
+    return f"{folder}/{p.stem}" if others else folder
+
+
 def load_hf(target: str, options: dict[str, str]) -> HFAdapter:
     p = Path(target)
     if os.path.lexists(p) and not p.is_dir() or p.suffix == ".json":
         tok, digest = _load_file(p)
-        label = p.parent.name if p.stem == "tokenizer" or p.parent.name else p.stem
-        return read_training_metadata(HFAdapter(tok, f"hf/{label}", digest), p)
+        return read_training_metadata(HFAdapter(tok, f"hf/{hf_label(p)}", digest), p)
     if p.is_dir() and (p / "tokenizer.json").exists():
         return load_hf(str(p / "tokenizer.json"), options)
     # hub id: resolved through the Hugging Face cache (offline with HF_HUB_OFFLINE=1)

@@ -332,6 +332,8 @@ def test_one_report_from_documents(layouts, tmp_path):
     page = out.read_text()
     assert 'data-answer="vocab"' in page and "premium:sample-zh-en@" in page
     assert re.search(r"fitted on the sweep", page)
+    # documents have no per-segment premium: the report shows the costliest documents instead
+    assert "zh: highest tokens per character" in page and "highest per-segment premium" not in page
 
 
 def test_a_report_of_documents_without_a_parallel_corpus_says_what_is_missing(layouts, tmp_path, capsys):

@@ -206,12 +206,21 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
             parts.append(_charts(dist))
             if "text" in segs.columns and best is not None and pivot is not None:
                 parts.append(h('<h2 id="{}worst">Where {} does worst</h2>', prefix, best))
-                for lang in others:
-                    w = worst(segs, tokenizer=best, language=lang, pivot=pivot, n=5)
+                aligned = seg.filter(pl.col("language") == pivot).select("segment").join(
+                    seg.filter(pl.col("language") != pivot).select("segment"), on="segment").height > 0
+                for lang in (others if aligned else langs):
+                    if aligned:
+                        w = worst(segs, tokenizer=best, language=lang, pivot=pivot, n=5)
+                        cols = [("segment", "segment"), ("premium", "premium"), ("tokens", "tokens"),
+                                ("pivot_tokens", f"{pivot} tokens"), ("text", lang), ("pivot_text", pivot)]
+                        title = "highest per-segment premium"
+                    else:   # documents: no segment of the pivot says the same thing, so no per-segment premium
+                        w = worst(segs, tokenizer=best, language=lang, pivot=pivot, by="tokens_per_char", n=5)
+                        cols = [("segment", "document"), ("tokens_per_char", "tokens per character"),
+                                ("tokens", "tokens"), ("chars", "characters"), ("text", lang)]
+                        title = "highest tokens per character"
                     if w.height:
-                        parts.append(h("<h3>{}: highest per-segment premium</h3>", lang) + table(
-                            w, [("segment", "segment"), ("premium", "premium"), ("tokens", "tokens"),
-                                ("pivot_tokens", f"{pivot} tokens"), ("text", lang), ("pivot_text", pivot)]))
+                        parts.append(h("<h3>{}: {}</h3>", lang, title) + table(w, cols))
     k = _per_1k(sec.get("cost"))
     if k is not None and k.height:
         parts.append(h('<h2 id="{}cost">Cost per language</h2><p class="note">The same content in every '

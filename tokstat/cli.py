@@ -578,6 +578,95 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, 
         _print(f"wrote {p_}")
 
 
+@cli.command("extend")
+@click.argument("base")
+@click.option("--corpus", "corpus_spec", required=True, help="the corpus whose target-language text the new tokens are "
+              "learned on (its train split; its held-out split evaluates them unless --eval)")
+@corpus_options
+@click.option("--add", "add", required=True, help="new tokens, or several sizes for the curve: e.g. 8000 or 1000,4000,16000")
+@click.option("--out", required=True, help="a new folder: the extended tokenizer(s) in the base's format, metadata.json "
+              "and extension.parquet (the table for tokstat report)")
+@click.option("--eval", "eval_spec", help="a parallel corpus to measure on instead of the held-out split (e.g. PUD)")
+@click.option("--pivot", default="en", show_default=True, help="language the premium is measured against")
+@click.option("--model", "model_name", default="llama2-7b", show_default=True, help="model preset that prices the new rows")
+@click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="accelerator from the catalogue")
+@click.option("--gpus", default=1, show_default=True, help="GPUs serving (tensor parallel)")
+@click.option("--mfu", type=float, help="model FLOPs utilisation (default: calibrated per accelerator generation)")
+@click.option("--price", type=float, help="USD per GPU-hour (default: the catalogue's)")
+@click.option("--adapt-bytes", type=float, default=20e9, show_default=True,
+              help="continued-pretraining text that teaches the new embeddings, in bytes of the language "
+                   "(Chinese-LLaMA: 20 GB)")
+@click.option("--prompt-chars", default=1000.0, show_default=True, help="a request's prompt, in characters of the language")
+@click.option("--output-chars", default=250.0, show_default=True, help="a request's output, in characters of the language")
+@click.option("--batch", default=32, show_default=True, help="serving batch size")
+@split_options
+@boot_seed_option
+@quiet_option
+@wide_option
+def extend_cmd(base, corpus_spec, add, out, eval_spec, pivot, model_name, gpu_name, gpus, mfu, price, adapt_bytes,
+               prompt_chars, output_chars, batch, seed, heldout, boot_seed, quiet, **kw):
+    """Extend tokenizer BASE for --languages with --add new tokens learned on --corpus, keeping every
+    base id and merge; measure the tokens saved and price them (new rows, continued pretraining,
+    serving, break-even)."""
+    import json
+
+    import polars as pl
+
+    from . import parse
+    from .extend import extension_plan
+    from .io import table_bytes, write_outputs
+    from .split import Split
+
+    sizes = parse.sizes(add, "--add")
+    copts = _pop_corpus(kw)
+    # --languages names the languages extended for; the corpus keeps the others (the pivot) to measure on
+    targets = [x.strip() for x in (copts.pop("languages") or "").split(",") if x.strip()]
+    if not targets:
+        raise TokstatError("--languages names the languages to extend the tokenizer for", fix="e.g. --languages zh")
+    c = load(corpus_spec, **copts)
+    check_outputs({"--out": (out, "folder")}, inputs=inputs_of(corpus_spec, c) + ([Path(eval_spec)] if eval_spec else []))
+    if Path(out).exists():
+        raise TokstatError("--out exists: an extension is written into a new folder (nothing is overwritten)",
+                           path=out, fix="name a new folder")
+    ev = load(eval_spec) if eval_spec else None
+    df, exts = extension_plan(base, c, languages=targets, sizes=sizes, split=Split(heldout, seed), eval_corpus=ev,
+                              pivot=pivot, model=model_name, gpu=gpu_name, gpus=gpus, mfu=mfu, price=price,
+                              adapt_bytes=adapt_bytes, prompt_chars=prompt_chars, output_chars=output_chars, batch=batch,
+                              boot_seed=boot_seed, progress=False if quiet else None)
+    files, metas = {}, {}
+    for e in exts:
+        name = e.filename
+        if len(exts) > 1:
+            stem, dot, suffix = name.partition(".")
+            name = f"{stem}-add{e.metadata['add']}{dot}{suffix}"
+        files[name] = e.data
+        metas[name] = e.metadata
+    first = exts[0].metadata
+    shared = {k: first[k] for k in ("base", "base_id", "languages", "corpus", "split", "training_sha256", "tokstat")}
+    meta = {**shared, "files": {n: m["files"][exts[i].filename] for i, (n, m) in enumerate(metas.items())},
+            "extensions": {n: {k: v for k, v in m.items() if k not in shared and k != "files"} for n, m in metas.items()}}
+    files["metadata.json"] = (json.dumps(meta, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
+    files["extension.parquet"] = table_bytes(df, ".parquet")
+    tgt = df.filter(pl.col("target"))
+    cols = [("added", "added"), ("language", "lang"), ("tokens_saved", "tokens saved"),
+            ("premium_before", "premium before"), ("premium_after", "premium after [95% CI]"),
+            ("break_even_requests", "break-even (requests)"), ("saving_usd_per_1k_requests", "saved/1k req"),
+            ("adapt_usd", "adaptation"), ("new_params", "new params")]
+
+    def cell(r, col):
+        if col == "premium_after":
+            return with_interval(r.get(col), r.get("premium_after_ci_low"), r.get("premium_after_ci_high"))
+        return fmt(r.get(col), col)
+
+    where = f"on {ev.name}" if ev is not None else f"on the held-out split {Split(heldout, seed).label}"
+    _print(_table(f"tokstat extend — {exts[0].metadata['base_id']} for {', '.join(targets)}, measured {where}, "
+                  f"pivot {pivot}", cols, tgt.iter_rows(named=True), cell))
+    _print(f"assumptions: {df['assumptions'][0]}")
+    write_outputs({out: files})
+    for n in files:
+        _print(f"wrote {Path(out) / n}")
+
+
 def model_options(f):
     return _stack(
         click.option("--model", "model_name", help="preset name (see presets.toml)"),

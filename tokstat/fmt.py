@@ -19,11 +19,13 @@ import math
 
 PCT = {"token_share", "byte_share", "continued_word_rate", "split_char_rate", "unk_rate", "roundtrip_rate", "byte_fallback_rate",
        "single_token_char_coverage", "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency",
-       "renyi_efficiency_observed", "mfu", "goodput", "changed_segments_share"}
+       "renyi_efficiency_observed", "mfu", "goodput", "changed_segments_share", "tokens_saved", "roundtrip_rate_after"}
 MULT = {"premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
-        "premium_mor_ci_high", "cost_multiplier", "serving_multiplier", "ratio"}
-MONEY = {"dollars", "usd_per_request", "usd_per_1k_requests", "serving_usd_per_m_chars", "price_usd_h"}
-BIG = {"training_tokens", "training_flops", "embedding_params", "kv_cache_bytes_per_1k_chars", "gpu_hours"}
+        "premium_mor_ci_high", "cost_multiplier", "serving_multiplier", "ratio", "premium_before", "premium_after"}
+MONEY = {"dollars", "usd_per_request", "usd_per_1k_requests", "serving_usd_per_m_chars", "price_usd_h", "adapt_usd",
+         "usd_per_1k_requests_before", "usd_per_1k_requests_after", "saving_usd_per_1k_requests"}
+BIG = {"training_tokens", "training_flops", "embedding_params", "kv_cache_bytes_per_1k_chars", "gpu_hours", "new_params",
+       "adapt_tokens", "adapt_bytes", "break_even_requests"}
 
 
 def si(v: float) -> str:

@@ -191,11 +191,42 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
     b = sec.get("budget")
     if b is not None and b.height:
         out.append(budget_answer(b, prefix))
+    e = sec.get("extension")
+    if e is not None and e.filter(pl.col("target")).height:
+        out.append(extension_answer(e, prefix))
     plan = extras.get("plan")
     if plan is not None:
         out.append(vocab_answer(plan, extras.get("model") or "the model", prefix,
                                 c if c is not None and c.height else None, v if best else None))
     return out
+
+
+def extension_answer(e: pl.DataFrame, prefix: str = "") -> Answer:
+    """"Extend the tokenizer?": per target language, what each size saves (tokens, premium before →
+    after with its interval) and the requests after which serving has paid for the continued
+    pretraining."""
+    from ..fmt import money, si
+
+    t = e.filter(pl.col("target")).sort("language", "added")
+    items, nums = [], {}
+    for r in t.iter_rows(named=True):
+        s = h("<li><b>{}</b> +{:,} tokens: {:.0%} fewer {} tokens", r["base"], r["added"], r["tokens_saved"] or 0.0,
+              r["language"])
+        if r.get("premium_before") is not None and r.get("premium_after") is not None:
+            s += h(" (premium {:.2f}× → {:.2f}×{})", r["premium_before"], r["premium_after"],
+                   h(" [{:.2f}–{:.2f}]", r["premium_after_ci_low"], r["premium_after_ci_high"])
+                   if r.get("premium_after_ci_low") is not None else "")
+        if r.get("adapt_usd") is not None:
+            s += h("; {} new parameters, continued pretraining {}", si(float(r["new_params"])), money(r["adapt_usd"]))
+            if r.get("break_even_requests") is not None:
+                s += h(", paid back by serving after {} requests ({} saved per 1,000)", si(r["break_even_requests"]),
+                       money(r["saving_usd_per_1k_requests"]))
+            else:
+                s += Markup(", never paid back by serving (nothing saved per request)")
+        nums[f"tokens_saved:{r['language']}:{r['added']}"] = r["tokens_saved"]
+        items.append(s + Markup("</li>"))
+    return Answer("extend", Markup("Extend the tokenizer for a language?"), h("<ul>{}</ul>", join("", items)),
+                  f"{prefix}extension", nums)
 
 
 def budget_answer(b: pl.DataFrame, prefix: str = "") -> Answer:

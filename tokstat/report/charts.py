@@ -226,6 +226,37 @@ def sweep_curves(df: pl.DataFrame, colours: dict | None = None):
     return fig
 
 
+def extension_curves(df: pl.DataFrame, colours: dict | None = None):
+    """For an extended tokenizer: the target languages' tokens saved and premium against the number
+    of tokens added (0: the base), a line per language labelled at its end."""
+    plt = _plt()
+    t = df.filter(pl.col("target"))
+    langs = t["language"].unique(maintain_order=True).to_list()
+    colours = colours or language_colours(langs)
+    has_premium = t["premium_after"].drop_nulls().len() > 0
+    fig, axes = plt.subplots(1, 2 if has_premium else 1, figsize=(WIDTH, 3.0), layout="constrained", squeeze=False)
+    panels = [("tokens_saved", "tokens saved", None)] + ([("premium_after", "premium", "premium_before")]
+                                                         if has_premium else [])
+    for ax, (col, label, before) in zip(axes[0], panels):
+        ends = []
+        for lang in langs:
+            d = t.filter(pl.col("language") == lang).sort("added")
+            x = [0] + d["added"].to_list()
+            y = [0.0 if before is None else d[before][0]] + d[col].to_list()
+            ax.plot(x, y, marker="o", ms=4, color=colours[lang])
+            ends.append((x[-1], y[-1], lang, colours[lang]))
+        if col == "premium_after":
+            ax.axhline(1.0, color="#888", lw=0.8, ls="--")
+        else:
+            ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+        end_labels(ax, ends)
+        ax.set_xlabel("tokens added to the base")
+        ax.set_title(label, loc="left")
+        ax.grid(alpha=0.3)
+        ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
 def plan_curves(plan, sweep: pl.DataFrame | None, colours: dict | None = None):
     """Training FLOPs for the same text against vocabulary size, relative to the least, per language
     and for the mix; the recommendation and the flat region marked."""

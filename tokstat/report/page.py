@@ -140,7 +140,7 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
     parts = []
     c = sec.get("compare")
     # one colour per language in every chart of the section (each draws its own subset, in its own order)
-    colours = language_colours({lang for k in ("compare", "sweep", "segments") if sec.get(k) is not None
+    colours = language_colours({lang for k in ("compare", "sweep", "segments", "extension") if sec.get(k) is not None
                                 for lang in sec.get(k)["language"].unique().to_list()}
                                | set((extras.get("plan").fit if extras.get("plan") is not None else {})))
     bad: set[str] = set()
@@ -242,6 +242,26 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                                  ("tokens", "tokens"), ("tokens_low", "low (95 %)"), ("tokens_high", "high (95 %)"),
                                  ("token_share", "share of tokens"), ("byte_share", "share of bytes"),
                                  ("exact", "counted")]) + full(b, "budget"))
+    e = sec.get("extension")
+    if e is not None and e.height:
+        from .charts import extension_curves
+
+        t = e.filter(pl.col("target")).sort("language", "added")
+        parts.append(h('<h2 id="{}extension">Extending {}</h2><p class="note">New tokens learned for {} and appended '
+                       "after the base's ids; measured on text none of them was learned from. {}</p>", prefix,
+                       e["base"][0], ", ".join(t["language"].unique(maintain_order=True).to_list()),
+                       e["assumptions"][0])
+                     + table(t, [("added", "added"), ("language", "language"), ("tokens_before", "tokens before"),
+                                 ("tokens_after", "tokens after"), ("tokens_saved", "saved"),
+                                 ("premium_before", "premium before"), ("premium_after", "premium after"),
+                                 ("new_params", "new parameters"), ("adapt_usd", "continued pretraining"),
+                                 ("saving_usd_per_1k_requests", "saved per 1,000 requests"),
+                                 ("break_even_requests", "break-even (requests)")]) + full(e, "extension"))
+        if t.height:
+            figs.append(Chart(f"{prefix}extension_curve", "Tokens saved by extending the tokenizer",
+                              extension_curves(e, colours),
+                              "Tokens saved and premium against the number of tokens added (0: the base)."))
+            parts.append(_charts(figs[-1:]))
     plan, sw = extras.get("plan"), sec.get("sweep")
     if plan is not None or sw is not None:
         parts.append(h('<h2 id="{}vocabulary">Vocabulary size</h2>', prefix))

@@ -20,14 +20,14 @@ from ..io import read_table
 from ..metrics import COMPARE_COLUMNS, LATER_COLUMNS, check_rates
 from ..parse import corpus_of
 
-KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments", "budget")
+KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments", "budget", "extension")
 SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
 #: the text columns of result tables; every other column holds numbers (or, for these, booleans)
 TEXT_COLUMNS = {"tokenizer", "language", "segment", "text", "pivot_text", "signature", "tokenizer_family",
                 "vocab_source", "volume", "train_fits", "prefill_bound", "decode_bound", "fits",
                 "not_recommended_because", "mfu_source", "train_precision", "price_source", "model", "gpu", "_file",
-                "mix_shares", "estimator"}
-BOOL_COLUMNS = {"recommended"}
+                "mix_shares", "estimator", "base", "assumptions"}
+BOOL_COLUMNS = {"recommended", "target"}
 #: lists of numbers (a CSV cell holds them space-separated)
 LIST_COLUMNS = {"tokens_per_char_boot"}
 
@@ -80,6 +80,8 @@ def kind_of(df: pl.DataFrame) -> str | None:
     cols = set(df.columns)
     if {"tokens_low", "tokens_high", "token_share", "byte_share", "clusters"} <= cols:
         return "budget"
+    if {"added", "tokens_before", "tokens_after", "break_even_requests"} <= cols:
+        return "extension"
     if {"gpu_hours", "cost_multiplier", "dollars"} <= cols:
         swept = "requested_size" in cols and df.height and df["requested_size"].is_not_null().all()
         return "sweep_cost" if swept else "cost"
@@ -100,9 +102,10 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
         check_rates(df, p)
         k = kind_of(df)
         if k is None:
-            raise TokstatError("not a tokstat compare, sweep, cost, budget or segments result (columns: "
+            raise TokstatError("not a tokstat compare, sweep, cost, budget, extend or segments result (columns: "
                                f"{', '.join(df.columns[:6])}…)", path=p,
-                               fix="pass files written by tokstat compare/sweep/cost --out or compare --segments-out")
+                               fix="pass files written by tokstat compare/sweep/cost --out, compare --segments-out or "
+                                   "extend (extension.parquet)")
         out.setdefault(k, []).append(df.with_columns(pl.lit(str(p)).alias("_file")))
     return {k: pl.concat(v, how="diagonal_relaxed") for k, v in out.items()}
 
@@ -145,7 +148,7 @@ def sections(results: dict) -> list[Section]:
     refused when there are several (they cannot be attributed)."""
     tables = {k: v for k, v in results.items() if k in KINDS and isinstance(v, pl.DataFrame)}
     order: list[str | None] = []
-    for k in ("compare", "sweep", "cost", "sweep_cost", "budget"):
+    for k in ("compare", "sweep", "cost", "sweep_cost", "budget", "extension"):
         df = tables.get(k)
         if df is not None and "signature" in df.columns:
             for s in df["signature"].to_list():

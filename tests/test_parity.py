@@ -125,3 +125,66 @@ def test_sweep_fairness_and_the_plan_state_the_price(tmp_path, capsys):
     assert plan.price_of_fairness.startswith("at ") and not plain.price_of_fairness
     assert main(["sweep", "sample", "--fairness", "--algo", "unigram", "--sizes", "500,1000"]) == 2
     assert main(["sweep", "sample", "--fairness", "--mix", "en=0.5,zh=0.5", "--sizes", "500,1000"]) == 2
+    # the report draws the price of fairness beside the sweep
+    html = tmp_path / "r.html"
+    assert main(["report", str(out), "--out", str(html)]) == 0
+    page = html.read_text()
+    assert "The price of fairness" in page and page.count("<svg") >= 3
+
+
+# ---------------------------------------------------------------- the trainer's settings
+
+@pytest.mark.parametrize("opts, match", [
+    ({"variant": "fast"}, "variant must be base or window"),
+    ({"global_merges": "-1"}, "bad global_merges"),
+    ({"window_size": "0"}, "bad window_size"),
+    ({"alpha": "nan"}, "bad alpha"),
+    ({"alpha": "0"}, "bad alpha"),
+    ({"balance": "chars"}, "balance must be dev or bytes"),
+    ({"windowsize": "3"}, "has no setting 'windowsize'"),
+])
+def test_bad_parity_settings_are_refused_with_the_fix(opts, match):
+    with pytest.raises(TokstatError, match=match):
+        train(SAMPLE, "parity-bpe", 800, parity=opts)
+
+
+def test_parity_settings_are_used_named_and_recorded(parity):
+    from tokstat.corpus import nfc
+
+    window = train(SAMPLE, "parity-bpe", 1200, parity={"variant": "window", "window_size": "5", "alpha": "0.5"})
+    ratio = train(SAMPLE, "parity-bpe", 1200, parity={"balance": "bytes", "global_merges": 100})
+    assert window.adapter.id == "train/parity-bpe-1200-window-w5-a0.5"
+    assert ratio.adapter.id == "train/parity-bpe-1200-g100-bytes"
+    assert window.metadata["parity"]["variant"] == "window" and window.metadata["parity"]["window_size"] == 5
+    r = ratio.metadata["parity"]
+    assert r["balance"] == "bytes" and "dev_fraction" not in r
+    zh = sum(len(s.texts["zh"].encode()) for s in SAMPLE if not Split().is_heldout(s.id))
+    en = sum(len(s.texts["en"].encode()) for s in SAMPLE if not Split().is_heldout(s.id))
+    low = min(zh, en)
+    assert r["ratio"] == pytest.approx({"en": en / low, "zh": zh / low})     # bytes of the same content, by hand
+    vocabs = {t.adapter.tok.to_str() for t in (parity, window, ratio)}
+    assert len(vocabs) == 3                                                 # the settings reach the trainer
+    for t in (window, ratio):
+        text = nfc("混合 text ✓ \x00 𝔘")
+        assert t.adapter.decode(t.adapter.encode_batch([text])[0]) == text and t.adapter.vocab_size == 1200
+
+
+def test_parity_settings_in_a_spec_and_on_the_command_line(tmp_path, capsys):
+    from tokstat.cli import main
+
+    df = compare(SAMPLE, ["train:parity-bpe:800?variant=window"], n_boot=0)
+    assert set(df["tokenizer"]) == {"train/parity-bpe-800-window"}
+    with pytest.raises(TokstatError, match="unknown option"):
+        compare(SAMPLE, ["train:bpe:800?variant=window"], n_boot=0)
+    assert main(["train", "sample", "--algo", "parity-bpe", "--vocab-size", "800", "--parity", "balance=bytes",
+                 "--out", str(tmp_path / "p"), "--quiet"]) == 0
+    assert "parity-bpe-800-bytes" in capsys.readouterr().out
+    assert main(["train", "sample", "--algo", "parity-bpe", "--vocab-size", "800", "--parity", "variant",
+                 "--out", str(tmp_path / "q")]) == 2
+    assert "is not KEY=VALUE" in capsys.readouterr().err
+    assert main(["train", "sample", "--algo", "bpe", "--vocab-size", "800", "--parity", "variant=window",
+                 "--out", str(tmp_path / "r")]) == 2
+    assert "apply to parity-bpe, not bpe" in capsys.readouterr().err
+    assert main(["sweep", "sample", "--sizes", "500,800", "--parity", "variant=window"]) == 2
+    assert "add --algo parity-bpe or --fairness" in capsys.readouterr().err
+    assert not any((tmp_path / n).exists() for n in "qr")

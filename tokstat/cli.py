@@ -21,7 +21,7 @@ from .errors import TokstatError
 from .fmt import fmt, visible, with_interval
 from .io import check_outputs
 
-ALGOS = ["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram"]
+ALGOS = ["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram", "parity-bpe"]
 
 
 #: width of the terminal output when it is not a terminal (a pipe, a file) and COLUMNS is unset
@@ -144,6 +144,27 @@ def quiet_option(f):
 def _set_wide(ctx, param, value):
     WIDE["on"] = bool(value)
     return value
+
+
+def parity_option(f):
+    return click.option("--parity", "parity", help="parity-aware BPE settings, KEY=VALUE,...: variant=base|window, "
+                        "global_merges=N, window_size=N, alpha=F, balance=dev|bytes (default: base, 0, 100, 2, dev)")(f)
+
+
+def _parity(value: str | None) -> dict | None:
+    """``--parity variant=window,balance=bytes`` -> a dict (checked by :func:`tokstat.train.parity_options`)."""
+    if not value:
+        return None
+    from .train import parity_options
+
+    out = {}
+    for part in value.split(","):
+        k, eq, v = part.partition("=")
+        if not eq or not k.strip():
+            raise TokstatError(f"bad --parity {value!r}: {part!r} is not KEY=VALUE", fix="e.g. --parity variant=window,global_merges=500")
+        out[k.strip()] = v.strip()
+    parity_options(out)
+    return out
 
 
 def sample_bytes_option(f):
@@ -491,10 +512,11 @@ def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, ad
 @click.option("--vocab-size", type=int, required=True)
 @mix_options("the training text's languages")
 @sample_bytes_option
+@parity_option
 @click.option("--out", required=True, help="output folder (tokenizer.json or tokenizer.model + metadata.json)")
 @split_options
 @quiet_option
-def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, out, seed, heldout, quiet, **kw):
+def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, parity, out, seed, heldout, quiet, **kw):
     """Train a tokenizer on the train split of CORPUS_SPEC and save it with its metadata."""
     from . import parse
     from .split import Split
@@ -503,7 +525,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, out, s
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "folder")}, inputs=inputs_of(corpus_spec, c))
     r = train(c, algo, vocab_size, languages=list(c.languages), mix=parse.mix(mix), mix_unit=mix_unit, out=out,
-              split=Split(heldout, seed), sample_bytes=sample_bytes)
+              split=Split(heldout, seed), sample_bytes=sample_bytes, parity=_parity(parity))
     sp = r.metadata["split"]
     _print(f"trained {r.metadata['tokenizer_id']} (vocabulary {r.metadata['actual_vocab_size']:,}) on "
            f"{sp['train_segments']:,} segments; {sp['heldout_segments']:,} held out (seed {seed})")
@@ -520,6 +542,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, out, s
 @sample_bytes_option
 @click.option("--eval", "eval_spec", help="a parallel corpus for the premiums of a sweep trained on monolingual documents")
 @click.option("--fairness", is_flag=True, help="sweep plain and parity-aware BPE and print the price of fairness per size")
+@parity_option
 @click.option("--pivot", default="en", show_default=True)
 @click.option("--d-model", default=4096, show_default=True, help="model width for embedding_params")
 @click.option("--tied/--untied", default=False, show_default=True, help="tied input/output embeddings")
@@ -530,7 +553,8 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, out, s
 @max_chars_option
 @quiet_option
 @wide_option
-def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, fairness, pivot, d_model, tied, seed, heldout,
+def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, fairness, parity, pivot, d_model, tied, seed,
+              heldout,
               boot_seed, out, plot, max_chars, quiet,
               **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
@@ -544,7 +568,9 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, 
     check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
     kw_sweep = dict(mix=mixd, mix_unit=mix_unit, sample_bytes=sample_bytes, eval_corpus=eval_spec, pivot=pivot,
                     d_model=d_model, tied=tied, split=split, boot_seed=boot_seed, max_chars=max_chars,
-                    progress=False if quiet else None)
+                    progress=False if quiet else None, parity=_parity(parity))
+    if parity and not fairness and algo != "parity-bpe":
+        raise TokstatError("--parity sets parity-aware BPE", fix="add --algo parity-bpe or --fairness, or drop --parity")
     if fairness:
         from .sweep import fairness_sentence, fairness_sweep, price_of_fairness
 

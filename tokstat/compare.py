@@ -99,8 +99,8 @@ def resolve_tokenizers(tokenizers: list[str | Adapter], corpus: Corpus) -> list[
     for t in tokenizers:
         if isinstance(t, str) and t.startswith("train:"):
             _, target, opts = parse_spec(t)
-            algo, size, split = parse_train_spec(target, opts)
-            a = train(corpus, algo, size, split=split).adapter
+            algo, size, split, parity = parse_train_spec(target, opts)
+            a = train(corpus, algo, size, split=split, parity=parity).adapter
             check_pin(t, a.file_hash, opts.get("sha256"))
             out.append(a)
         else:

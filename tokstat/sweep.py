@@ -29,7 +29,7 @@ from .loaders import load_corpus
 from .segmenters import jieba_words
 from .progress import Phase
 from .split import Split
-from .train import train
+from .train import parity_suffix, train
 
 PREFIX_ALGOS = {"bpe", "byte-bpe", "parity-bpe"}   # merges in order: a smaller vocabulary is a prefix
 #: the newest merges of a vocabulary whose training-text frequency says whether the data supports it
@@ -107,7 +107,8 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
           mix=None, mix_unit: str = "content", pivot: str = "en", d_model: int = 4096, tied: bool = False,
           split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0,
           max_chars: int = MAX_CHARS, trained: list | None = None, progress: bool | None = None,
-          sample_bytes: float | None = None, eval_corpus: str | Corpus | None = None) -> pl.DataFrame:
+          sample_bytes: float | None = None, eval_corpus: str | Corpus | None = None,
+          parity: dict | None = None) -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
     is smaller when the corpus cannot fill the vocabulary), ``requested_size`` (the size asked for),
     ``embedding_params`` = V·d (×2 untied), ``new_merge_count`` (BPE: how often the vocabulary's
@@ -137,7 +138,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     if algo in PREFIX_ALGOS:
         with Phase(f"sweep: training {algo} {sizes[-1]:,} (the smaller sizes are its prefixes)", progress):
             result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True, keep_texts=True,
-                           sample_bytes=sample_bytes)
+                           sample_bytes=sample_bytes, parity=parity)
         big = result.adapter
         if trained is not None:
             trained.append(big)
@@ -147,7 +148,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         cfg = json.loads(big.tok.to_str())
         toks = [derive_bpe(big.tok, s, cfg) for s in sizes]
         for s, t in zip(sizes, toks):
-            adapters.append(big.prefix(t, f"train/{algo}-{s}"))
+            adapters.append(big.prefix(t, f"train/{algo}-{s}{parity_suffix(parity) if algo == 'parity-bpe' else ''}"))
         with Phase("sweep: counting the newest merges in the training text", progress):
             support = dict(zip((a.id for a in adapters), newest_merge_counts(toks, result.training_texts)))
         result.training_texts = None
@@ -224,10 +225,14 @@ def plot_sweep(df: pl.DataFrame, path: str | os.PathLike | None = None) -> bytes
     plt.rcParams["text.parse_math"] = False   # a "$" in a language or tokenizer id is text, never math
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=120)
+    algo = algorithm_of(df).fill_null("")
+    algos = algo.unique(maintain_order=True).to_list()
     for lang in sorted(df["language"].unique().to_list()):
-        d = df.filter(pl.col("language") == lang).sort("vocab_size")
-        for ax, col in zip(axes, ("tokens_per_char", "premium")):
-            ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", label=lang)
+        for al in algos:      # a fairness sweep: plain and parity-aware BPE, one line each
+            d = df.filter((pl.col("language") == lang) & (algo == al)).sort("vocab_size")
+            for ax, col in zip(axes, ("tokens_per_char", "premium")):
+                ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ls="--" if al == "parity-bpe" else "-",
+                        label=f"{lang} ({al})" if len(algos) > 1 else lang)
     for ax, title in zip(axes, ("tokens per character", "premium vs pivot")):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("vocabulary size")
@@ -313,6 +318,7 @@ def fairness_sentence(r: dict) -> str:
 def fairness_sweep(corpus, sizes: list[int], **kw) -> pl.DataFrame:
     """A sweep of plain BPE and of parity-aware BPE on the same split and held-out segments (the
     rows of both, told apart by their tokenizer ids)."""
+    parity = kw.pop("parity", None)
     a = sweep(corpus, "bpe", sizes, **kw)
-    b = sweep(corpus, "parity-bpe", sizes, **kw)
+    b = sweep(corpus, "parity-bpe", sizes, parity=parity, **kw)
     return pl.concat([a, b], how="vertical_relaxed")

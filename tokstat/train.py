@@ -163,10 +163,69 @@ def parity_texts(corpus, *, split: Split, languages) -> tuple[dict[str, list[str
     return {k: train[k] for k in langs}, {k: dev[k] for k in langs}
 
 
-def train_parity(vocab_size: int, train: dict[str, list[str]], dev: dict[str, list[str]], *, variant: str = "base",
-                 global_merges: int = 0, window_size: int = 100, alpha: float = 2.0) -> Tokenizer:
+#: parity-aware BPE's settings and their defaults (``ParityBpeTrainer``'s, and ``balance``: what the
+#: languages are balanced against — the parallel ``dev`` split, or target ratios from parallel ``bytes``)
+PARITY_DEFAULTS = {"variant": "base", "global_merges": 0, "window_size": 100, "alpha": 2.0, "balance": "dev"}
+
+
+def parity_options(opts: dict | None) -> dict:
+    """Parity-aware BPE settings (strings from a spec or ``--parity``, or values), checked, with
+    their defaults.
+
+    >>> parity_options({"variant": "window", "global_merges": "500"})["global_merges"]
+    500
+    >>> parity_options({"variant": "fast"})
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: parity-aware BPE: variant must be base or window, not 'fast' (fix: e.g. variant=window)
+    """
+    out = dict(PARITY_DEFAULTS)
+    for k, v in (opts or {}).items():
+        if k not in PARITY_DEFAULTS:
+            raise TokstatError(f"parity-aware BPE has no setting {k!r}",
+                               fix=f"use {', '.join(PARITY_DEFAULTS)} (e.g. variant=window,global_merges=500)")
+        try:
+            if k in ("variant", "balance"):
+                choices = ("base", "window") if k == "variant" else ("dev", "bytes")
+                if v not in choices:
+                    raise TokstatError(f"parity-aware BPE: {k} must be {' or '.join(choices)}, not {v!r}",
+                                       fix=f"e.g. {k}={choices[1]}")
+                out[k] = v
+            elif k == "alpha":
+                out[k] = float(v)
+                if not (out[k] > 0 and out[k] < float("inf")):
+                    raise ValueError
+            else:
+                out[k] = int(v)
+                if out[k] < (0 if k == "global_merges" else 1):
+                    raise ValueError
+        except (TypeError, ValueError):
+            raise TokstatError(f"parity-aware BPE: bad {k}={v!r}", fix="global_merges: a whole number ≥ 0, "
+                               "window_size: ≥ 1, alpha: a positive number") from None
+    return out
+
+
+def parity_suffix(opts: dict | None) -> str:
+    """The id suffix of non-default parity settings (``-window-g500-bytes``), so ids stay distinct.
+
+    >>> parity_suffix({"variant": "window", "balance": "bytes"}), parity_suffix(None)
+    ('-window-bytes', '')
+    """
+    o = parity_options(opts)
+    parts = [o["variant"]] if o["variant"] != "base" else []
+    parts += [f"g{o['global_merges']}"] if o["global_merges"] else []
+    parts += [f"w{o['window_size']}"] if o["window_size"] != 100 else []
+    parts += [f"a{o['alpha']:g}"] if o["alpha"] != 2.0 else []
+    parts += [o["balance"]] if o["balance"] != "dev" else []
+    return "".join(f"-{p}" for p in parts)
+
+
+def train_parity(vocab_size: int, train: dict[str, list[str]], dev: dict[str, list[str]] | None, *,
+                 variant: str = "base", global_merges: int = 0, window_size: int = 100, alpha: float = 2.0,
+                 ratio: list[float] | None = None) -> Tokenizer:
     """Parity-aware BPE (Foroutan et al. 2025; ``tokenizers.trainers.ParityBpeTrainer``): one training
-    iterator per language, each merge chosen for the language whose dev text is compressed worst. The
+    iterator per language, each merge chosen for the language whose dev text is compressed worst
+    (or, with ``ratio`` and no dev text, whose compression is furthest below its target ratio). The
     256-byte alphabet is always included (without it, bytes unseen in training would be dropped on
     encode: text lost); the vocabulary is the alphabet plus ``vocab_size`` − 256 merges."""
     tok = Tokenizer(models.BPE())
@@ -178,7 +237,10 @@ def train_parity(vocab_size: int, train: dict[str, list[str]], dev: dict[str, li
                                    global_merges=global_merges, window_size=window_size, alpha=alpha,
                                    initial_alphabet=alphabet, show_progress=False)
     langs = sorted(train)
-    tr.train_from_iterator(tok, [iter(train[k]) for k in langs], dev_iterators=[iter(dev[k]) for k in langs])
+    if dev is not None:
+        tr.train_from_iterator(tok, [iter(train[k]) for k in langs], dev_iterators=[iter(dev[k]) for k in langs])
+    else:
+        tr.train_from_iterator(tok, [iter(train[k]) for k in langs], ratio=ratio)
     return tok
 
 
@@ -274,12 +336,17 @@ class Trained:
 def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = None,
           mix: dict[str, float] | Mix | None = None, mix_unit: str = "content", out: str | os.PathLike | None = None,
           split: Split | None = None, keep_heldout: bool = False, keep_texts: bool = False,
-          sample_bytes: float | None = None) -> Trained:
+          sample_bytes: float | None = None, parity: dict | None = None) -> Trained:
     """Train a tokenizer on the train split of ``split`` (default ``Split(0.1, seed=0)``; its seed also
     seeds the ``mix`` resampling, :func:`training_texts`); optionally save it (``tokenizer.json`` or ``tokenizer.model``) with
     ``metadata.json`` (corpus signature, split, settings). Same inputs, byte-identical files. The
-    adapter carries ``split``: :func:`tokstat.compare` scores it on exactly those held-out segments."""
+    adapter carries ``split``: :func:`tokstat.compare` scores it on exactly those held-out segments.
+    ``parity``: parity-aware BPE's settings (:data:`PARITY_DEFAULTS`, :func:`parity_options`)."""
     split = Split() if split is None else split
+    if parity and algo != "parity-bpe":
+        raise TokstatError(f"parity settings ({', '.join(parity)}) apply to parity-bpe, not {algo}",
+                           fix="drop them, or use --algo parity-bpe")
+    popts = parity_options(parity) if algo == "parity-bpe" else None
     mix = parse_mix(mix, mix_unit)
     if algo not in ALGOS:
         raise TokstatError(f"unknown training algorithm {algo!r}", fix=f"use one of {', '.join(ALGOS)}")
@@ -294,14 +361,23 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     if not texts:
         raise TokstatError("no training text in the corpus", fix="use a corpus with non-empty segments")
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
-    ident = f"train/{algo}-{vocab_size}" + (f"-mix-{mix.signature()}" if mix else "") + (
-        f"-sample{sample_bytes:.3g}" if sample_bytes else "")
+    ident = f"train/{algo}-{vocab_size}" + (parity_suffix(popts) if popts else "") + (
+        f"-mix-{mix.signature()}" if mix else "") + (f"-sample{sample_bytes:.3g}" if sample_bytes else "")
+    ratio = None
     if algo == "parity-bpe":
         ptrain, pdev = parity_texts(corpus, split=split, languages=languages)
+        if popts["balance"] == "bytes":
+            # no dev text: target compression ratios proportional to each language's bytes for the same
+            # (parallel) content, the trainer's documented way to compare scripts; dev text goes to training
+            ptrain = {k: ptrain[k] + pdev[k] for k in ptrain}
+            nbytes = {k: sum(len(t.encode()) for t in v) for k, v in ptrain.items()}
+            ratio = [nbytes[k] / min(nbytes.values()) for k in sorted(ptrain)]
+            pdev = None
         texts = [t for k in sorted(ptrain) for t in ptrain[k]]
-        digest = hashlib.sha256(("\n".join(texts) + "\n\x00dev\n" + "\n".join(
-            t for k in sorted(pdev) for t in pdev[k])).encode()).hexdigest()
-        tok = train_parity(vocab_size, ptrain, pdev)
+        digest = hashlib.sha256(("\n".join(texts) + ("\n\x00dev\n" + "\n".join(
+            t for k in sorted(pdev) for t in pdev[k]) if pdev else "")).encode()).hexdigest()
+        tok = train_parity(vocab_size, ptrain, pdev, variant=popts["variant"], global_merges=popts["global_merges"],
+                           window_size=popts["window_size"], alpha=popts["alpha"], ratio=ratio)
         a = HFAdapter(tok, ident, digest)
         payload, fname = canonical_json(tok), "tokenizer.json"
     elif algo.startswith("spm-"):
@@ -323,8 +399,11 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
                       "rule": "held out when sha256(f'{seed}:{segment_id}')[:8] / 2**64 < fraction"},
             "training_texts": len(texts), "training_sha256": digest, "tokenizer_id": ident,
             "sample_bytes": sample_bytes,
-            "parity": ({"dev_fraction": PARITY_DEV, "dev_seed": split.seed + 1, "variant": "base",
-                        "rule": "dev = train-side segments held out by Split(dev_fraction, dev_seed)"}
+            "parity": ({**popts, **({"dev_fraction": PARITY_DEV, "dev_seed": split.seed + 1,
+                                     "rule": "dev = train-side segments held out by Split(dev_fraction, dev_seed)"}
+                                    if popts["balance"] == "dev" else
+                                    {"ratio": dict(zip(sorted(ptrain), ratio)),
+                                     "rule": "ratio = each language's training bytes / the fewest (parallel text)"})}
                        if algo == "parity-bpe" else None),
             "files": {fname: hashlib.sha256(payload).hexdigest()},
             "library": a.library_version, "tokstat": __version__}
@@ -338,21 +417,30 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     return Trained(a, meta, files, kept, texts if keep_texts else None)
 
 
-def parse_train_spec(target: str, opts: dict[str, str]) -> tuple[str, int, Split]:
-    """``train:ALGO:SIZE[?heldout=0.1&seed=0]`` (the part after ``train:``) -> (algo, size, split).
+def parse_train_spec(target: str, opts: dict[str, str]) -> tuple[str, int, Split, dict | None]:
+    """``train:ALGO:SIZE[?heldout=0.1&seed=0]`` (the part after ``train:``) -> (algo, size, split,
+    parity settings); ``train:parity-bpe:SIZE`` also takes ``variant``, ``global_merges``,
+    ``window_size``, ``alpha`` and ``balance`` (:data:`PARITY_DEFAULTS`).
 
     >>> parse_train_spec("bpe:8000", {"seed": "7"})
-    ('bpe', 8000, Split(fraction=0.1, seed=7))
+    ('bpe', 8000, Split(fraction=0.1, seed=7), None)
+    >>> parse_train_spec("parity-bpe:3000", {"variant": "window"})[3]
+    {'variant': 'window'}
     """
     algo, _, size = target.partition(":")
     if algo not in ALGOS or not size.isdigit() or int(size) < 1:
         raise TokstatError(f"bad training spec train:{target}", fix=f"write train:ALGO:SIZE, ALGO in {', '.join(ALGOS)}")
-    unknown = set(opts) - {"heldout", "seed", "sha256"}
+    allowed = {"heldout", "seed", "sha256"} | (set(PARITY_DEFAULTS) if algo == "parity-bpe" else set())
+    unknown = set(opts) - allowed
     if unknown:
         raise TokstatError(f"unknown option(s) {', '.join(sorted(unknown))} in train:{target}",
-                           fix="train: specs take ?heldout=FRACTION&seed=N")
+                           fix="train: specs take ?heldout=FRACTION&seed=N" + (
+                               f" and {', '.join(PARITY_DEFAULTS)}" if algo == "parity-bpe" else ""))
+    parity = {k: v for k, v in opts.items() if k in PARITY_DEFAULTS} or None
+    if parity:
+        parity_options(parity)
     try:
         split = Split(float(opts.get("heldout", HELDOUT)), int(opts.get("seed", 0)))
     except ValueError:
         raise TokstatError(f"bad ?heldout= or ?seed= in train:{target}", fix="e.g. train:bpe:8000?heldout=0.1&seed=0") from None
-    return algo, int(size), split
+    return algo, int(size), split, parity

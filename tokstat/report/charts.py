@@ -211,16 +211,55 @@ def sweep_curves(df: pl.DataFrame, colours: dict | None = None):
     langs = df["language"].unique(maintain_order=True).to_list()
     colours = colours or language_colours(langs)
     sizes = sorted(set(df["vocab_size"].to_list()))
+    # a fairness sweep holds plain and parity-aware BPE: one line each (parity dashed), never one zigzag
+    algo = df["tokenizer"].str.extract(r"^train/([a-z-]+?)-\d+", 1).fill_null("")
+    algos = algo.unique(maintain_order=True).to_list()
     for ax, col, label in ((axes[0], "tokens_per_char", "tokens per character"), (axes[1], "premium", "premium")):
         ends = []
         for lang in langs:
-            d = df.filter(pl.col("language") == lang).sort("vocab_size")
-            ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ms=4, color=colours[lang])
-            ends.append((d["vocab_size"][-1], d[col][-1], lang, colours[lang]))
+            for al in algos:
+                d = df.filter((pl.col("language") == lang) & (algo == al)).sort("vocab_size")
+                if not d.height:
+                    continue
+                ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ms=4, color=colours[lang],
+                        ls="--" if al == "parity-bpe" else "-")
+                name = f"{lang} ({al})" if len(algos) > 1 else lang
+                ends.append((d["vocab_size"][-1], d[col][-1], name, colours[lang]))
         _log_sizes(ax, sizes)
         end_labels(ax, ends)
         ax.set_xlabel("vocabulary size")
         ax.set_title(label, loc="left")
+        ax.grid(alpha=0.3)
+        ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def fairness_curves(pof: pl.DataFrame):
+    """The price of fairness (:func:`tokstat.sweep.price_of_fairness`) against vocabulary size: the
+    premiums' spread across languages (max/min) under plain and parity-aware BPE, and the tokens
+    parity-aware BPE costs on the mix, with its 95 % interval."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.0), layout="constrained")
+    d = pof.sort("requested_size")
+    x = d["requested_size"].to_list()
+    ends = []
+    for col, name, colour, ls in (("plain_spread", "plain BPE", "#555", "-"),
+                                  ("parity_spread", "parity-aware", "#1f77b4", "--")):
+        axes[0].plot(x, d[col].to_list(), marker="o", ms=4, color=colour, ls=ls)
+        ends.append((x[-1], d[col][-1], name, colour))
+    axes[0].axhline(1.0, color="#888", lw=0.8, ls=":")
+    end_labels(axes[0], ends)
+    axes[0].set_title("premium spread (max/min)", loc="left")
+    axes[1].plot(x, d["token_cost"].to_list(), marker="o", ms=4, color="#1f77b4")
+    if d["token_cost_low"].null_count() == 0:
+        axes[1].fill_between(x, d["token_cost_low"].to_list(), d["token_cost_high"].to_list(), color="#1f77b4",
+                             alpha=0.2, lw=0)
+    axes[1].axhline(0.0, color="#888", lw=0.8, ls=":")
+    axes[1].yaxis.set_major_formatter(lambda v, _: f"{v:+.1%}")
+    axes[1].set_title("parity's token cost on the mix", loc="left")
+    for ax in axes:
+        _log_sizes(ax, x)
+        ax.set_xlabel("vocabulary size")
         ax.grid(alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
     return fig

@@ -10,8 +10,8 @@ import polars as pl
 from .._version import __version__
 from ..fmt import fmt, with_interval
 from .answers import Answer, Verdict, answers, assumptions, verdict
-from .charts import (Chart, allocation_chart, bars, boxes, histograms, language_colours, plan_curves, svg,
-                     sweep_curves)
+from .charts import (Chart, allocation_chart, bars, boxes, fairness_curves, histograms, language_colours, plan_curves,
+                     svg, sweep_curves)
 from ..markup import Markup, h, join, trusted
 
 CSS = """
@@ -276,6 +276,15 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
         if sw is not None:
             new.append(Chart(f"{prefix}sweep", "Vocabulary-size sweep", sweep_curves(sw, colours),
                              "Held-out tokens per character and premium at each swept size."))
+            from ..sweep import algorithm_of, price_of_fairness
+
+            if {"bpe", "parity-bpe"} <= set(algorithm_of(sw).drop_nulls().to_list()):
+                pof = price_of_fairness(sw, extras.get("mix"))
+                if pof["plain_spread"].null_count() == 0 and pof["parity_spread"].null_count() == 0:
+                    new.append(Chart(f"{prefix}price_of_fairness", "The price of fairness", fairness_curves(pof),
+                                     "Plain against parity-aware BPE at each swept size: how far apart the languages' "
+                                     "premiums are, and what parity costs in tokens on the mix (paired bootstrap "
+                                     "interval)."))
             parts.append(table(sw.sort("language", "vocab_size"), SWEEP_COMPACT) + full(sw, "sweep"))
         alloc = extras.get("allocation")
         if alloc is not None and alloc.height:

@@ -212,7 +212,8 @@ def sweep_curves(df: pl.DataFrame, colours: dict | None = None):
     colours = colours or language_colours(langs)
     sizes = sorted(set(df["vocab_size"].to_list()))
     # a fairness sweep holds plain and parity-aware BPE: one line each (parity dashed), never one zigzag
-    algo = df["tokenizer"].str.extract(r"^train/([a-z-]+?)-\d+", 1).fill_null("")
+    algo = (df["tokenizer"].str.extract(r"^train/([a-z-]+?)-\d+", 1).fill_null("") if "tokenizer" in df.columns
+            else pl.Series([""] * df.height))
     algos = algo.unique(maintain_order=True).to_list()
     for ax, col, label in ((axes[0], "tokens_per_char", "tokens per character"), (axes[1], "premium", "premium")):
         ends = []

@@ -125,6 +125,10 @@ def test_sweep_fairness_and_the_plan_state_the_price(tmp_path, capsys):
     assert plan.price_of_fairness.startswith("at ") and not plain.price_of_fairness
     assert main(["sweep", "sample", "--fairness", "--algo", "unigram", "--sizes", "500,1000"]) == 2
     assert main(["sweep", "sample", "--fairness", "--mix", "en=0.5,zh=0.5", "--sizes", "500,1000"]) == 2
+    # the plan draws the price of fairness beside its curves (fitted on plain BPE's points only)
+    png = tmp_path / "plan.png"
+    assert main(["vocab-plan", "--sweep", str(out), "--model", "llama2-7b", "--png", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # the report draws the price of fairness beside the sweep
     html = tmp_path / "r.html"
     assert main(["report", str(out), "--out", str(html)]) == 0

@@ -233,8 +233,13 @@ def plot_sweep(df: pl.DataFrame, path: str | os.PathLike | None = None) -> bytes
             for ax, col in zip(axes, ("tokens_per_char", "premium")):
                 ax.plot(d["vocab_size"].to_list(), d[col].to_list(), marker="o", ls="--" if al == "parity-bpe" else "-",
                         label=f"{lang} ({al})" if len(algos) > 1 else lang)
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
     for ax, title in zip(axes, ("tokens per character", "premium vs pivot")):
         ax.set_xscale("log", base=2)
+        # plain tick labels: with math text off (data is never math), the log axis's default is "$2^{10}$"
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("vocabulary size")
         ax.set_title(title)
         ax.grid(alpha=0.3)

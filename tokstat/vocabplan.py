@@ -838,7 +838,20 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
     from .io import figure_bytes, write_bytes
 
     grid = np.geomspace(V_MIN, 512_000, 300)
-    fig, axes = plt.subplots(1, 3 if alloc is not None else 2, figsize=(15 if alloc is not None else 10, 3.8))
+    pof = None
+    if sweep_df is not None:
+        from .sweep import algorithm_of, price_of_fairness
+
+        algos = algorithm_of(sweep_df)
+        if {"bpe", "parity-bpe"} <= set(algos.drop_nulls().to_list()):
+            from .mix import parse as parse_mix
+
+            tot = sum(plan.mix_chars.values())
+            mix = parse_mix({k: v / tot for k, v in plan.mix_chars.items()}, "chars") if tot else None
+            pof = price_of_fairness(sweep_df, mix).sort("requested_size")
+            sweep_df = sweep_df.filter(algos == "bpe")        # the fitted curves are plain BPE's
+    n = 2 + (alloc is not None) + 2 * (pof is not None)
+    fig, axes = plt.subplots(1, n, figsize=(5 * n, 3.8))
     curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in plan.fit.items()}
     if not curves:
         curves = {"Tao et al.": Curve(*TAO_ABC)}
@@ -862,11 +875,31 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
                           alpha=0.8)
         axes[2].set_ylabel("share of the first V tokens")
         axes[2].set_ylim(0, 1)
+    if pof is not None:
+        x = pof["requested_size"].to_list()
+        a, b = axes[-2], axes[-1]
+        a.plot(x, pof["plain_spread"].to_list(), marker="o", label="plain BPE")
+        a.plot(x, pof["parity_spread"].to_list(), marker="o", ls="--", label="parity-aware BPE")
+        a.set_ylabel("premium spread across languages (max/min)")
+        b.plot(x, pof["token_cost"].to_list(), marker="o", color="C2", label="parity's extra tokens on the mix")
+        if pof["token_cost_low"].null_count() == 0:
+            b.fill_between(x, pof["token_cost_low"].to_list(), pof["token_cost_high"].to_list(), color="C2",
+                           alpha=0.2, lw=0, label="95 % interval")
+        b.axhline(0, color="k", lw=0.6)
+        b.set_ylabel("tokens on the mix, parity / plain − 1")
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
     for ax in axes:
         ax.set_xscale("log")
+        # plain tick labels: with math text off (data is never math), the log axis's default is "$10^{3}$"
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k" if v >= 1000 else f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("vocabulary size")
         ax.grid(alpha=0.3)
         ax.legend(frameon=False, fontsize=8)
+    if pof is not None:
+        for ax in axes[-2:]:
+            ax.set_xticks(pof["requested_size"].to_list())
     fig.tight_layout()
     try:
         png = figure_bytes(fig, dpi=130)

@@ -190,13 +190,14 @@ def expand_strata(parts: list[tuple[np.ndarray, int]]) -> tuple[float, float, fl
 
 def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01, seed: int = 0,
            exact: bool = False, block: int = BLOCK, engine: str = "local", workers: int | None = None,
-           address: str | None = None, progress: bool | None = None, **load_kw) -> pl.DataFrame:
+           address: str | None = None, progress: bool | None = None, backend: str = "auto",
+           **load_kw) -> pl.DataFrame:
     """Per (tokenizer, language): documents, bytes and tokens of a monolingual corpus, estimated
     from a cluster sample (``sample``: a fraction of the clusters, or a number of them; at least
     :data:`MIN_CLUSTERS`) with 95 % intervals; ``exact`` also counts every document (the
     ``exact`` and ``exact_bytes`` columns). ``token_share``/``byte_share``: the language's share of
-    the tokenizer's tokens and of the bytes."""
-    from .compare import resolve_tokenizers
+    the tokenizer's tokens and of the bytes. ``backend``: as in :func:`tokstat.compare.compare`."""
+    from .compare import resolve_tokenizers, with_backend
 
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus, **load_kw)
     if c.kind != "monolingual":
@@ -230,7 +231,7 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
     drawn = [k for h in strata for k in drawn_by[h]]
     stratum_of = {k: h for h in strata for k in drawn_by[h]}
     m = len(drawn)
-    adapters: list[Adapter] = resolve_tokenizers(list(tokenizers), c)
+    adapters: list[Adapter] = with_backend(resolve_tokenizers(list(tokenizers), c), backend, c, list(c.languages))
     norm = normalizer(c.meta.get("normalize", "nfc"))
     langs = list(c.languages)
     li = {lang: k for k, lang in enumerate(langs)}
@@ -263,7 +264,7 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
             warnings.filterwarnings("ignore", message=".*zero denominator, reported as null.*")
             warnings.filterwarnings("ignore", message=".*so the per-word columns are null.*")
             ex = compare(c, adapters, pivot=None, n_boot=0, engine=engine, workers=workers, address=address,
-                         progress=progress, words=False)
+                         progress=progress, words=False, backend=None)
     rows_of = {h: [j for j, k in enumerate(drawn) if stratum_of[k] == h] for h in strata}
 
     def est(y: np.ndarray) -> tuple[float, float, float]:

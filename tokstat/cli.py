@@ -372,6 +372,13 @@ def _matrix(df, title: str):
                   lambda r, c: r.get(c, "–"))
 
 
+backend_option = click.option(
+    "--backend", type=click.Choice(["auto", "fast", "reference"]), default="auto", show_default=True,
+    help="who produces the token ids: fast = gigatoken for byte-level BPE (pip install 'tokstat[fast]'), "
+         "verified id by id against the reference library on a sample of every language; reference = each "
+         "tokenizer's own library; auto = fast where installed and verified. Every number is the same")
+
+
 @cli.command()
 @click.argument("corpus_spec")
 @corpus_options
@@ -393,11 +400,12 @@ def _matrix(df, title: str):
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="where the per-shard counting runs")
 @click.option("--address", help="Ray cluster address for --engine ray (default: start a local instance)")
+@backend_option
 @max_chars_option
 @quiet_option
 @wide_option
 def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, sort_by, matrix, show_signatures,
-            calibrate, table_format, boot_seed, workers, engine, address, max_chars, quiet, **kw):
+            calibrate, table_format, boot_seed, workers, engine, address, backend, max_chars, quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
@@ -409,7 +417,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
                       progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text,
-                      calibrate=calibrate)
+                      calibrate=calibrate, backend=backend)
     df, segs = res if segments_out else (res, None)
     shown = df.sort(sort_by, descending=SORTS[sort_by], nulls_last=True, maintain_order=True) if sort_by else df
     rows = list(shown.iter_rows(named=True))
@@ -464,8 +472,10 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
 @click.option("--address", help="Ray cluster address for --engine ray")
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 @click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records")
+@backend_option
 @quiet_option
-def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, address, out, as_json, quiet, **kw):
+def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, address, out, as_json, backend, quiet,
+               **kw):
     """Tokens of a monolingual corpus per tokenizer and language: estimated from a cluster sample
     with a 95 % interval (no full read), or counted exactly beside it (--exact)."""
     from .budget import budget
@@ -478,7 +488,8 @@ def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, ad
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table")}, inputs=inputs_of(corpus_spec, c))
     df = budget(c, list(tokenizers), sample=int(frac) if frac > 1 and frac.is_integer() else frac, seed=seed,
-                exact=exact, engine=engine, workers=workers, address=address, progress=False if quiet else None)
+                exact=exact, engine=engine, workers=workers, address=address, progress=False if quiet else None,
+                backend=backend)
     if as_json:
         click.echo(json_for_terminal(df.write_json()))
     else:
@@ -550,13 +561,12 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, parity
 @boot_seed_option
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
 @click.option("--plot", help="write a PNG of tokens per character and premium against vocabulary size")
+@backend_option
 @max_chars_option
 @quiet_option
 @wide_option
 def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, fairness, parity, pivot, d_model, tied, seed,
-              heldout,
-              boot_seed, out, plot, max_chars, quiet,
-              **kw):
+              heldout, boot_seed, out, plot, backend, max_chars, quiet, **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
     from . import parse
     from .io import table_bytes, write_outputs
@@ -568,7 +578,7 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, 
     check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
     kw_sweep = dict(mix=mixd, mix_unit=mix_unit, sample_bytes=sample_bytes, eval_corpus=eval_spec, pivot=pivot,
                     d_model=d_model, tied=tied, split=split, boot_seed=boot_seed, max_chars=max_chars,
-                    progress=False if quiet else None, parity=_parity(parity))
+                    progress=False if quiet else None, parity=_parity(parity), backend=backend)
     if parity and not fairness and algo != "parity-bpe":
         raise TokstatError("--parity sets parity-aware BPE", fix="add --algo parity-bpe or --fairness, or drop --parity")
     if fairness:

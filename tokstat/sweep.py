@@ -108,7 +108,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
           split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0,
           max_chars: int = MAX_CHARS, trained: list | None = None, progress: bool | None = None,
           sample_bytes: float | None = None, eval_corpus: str | Corpus | None = None,
-          parity: dict | None = None) -> pl.DataFrame:
+          parity: dict | None = None, backend: str = "auto") -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
     is smaller when the corpus cannot fill the vocabulary), ``requested_size`` (the size asked for),
     ``embedding_params`` = V·d (×2 untied), ``new_merge_count`` (BPE: how often the vocabulary's
@@ -122,7 +122,8 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     Every size is trained on the train side of ``split`` (default ``Split(0.1, seed=0)``) and scored
     on its held-out side, on ``mix`` (:mod:`tokstat.mix`, shares of content by default; the corpus
     as it is when None); ``boot_seed`` seeds the bootstrap intervals only. ``trained``, a list,
-    receives the adapter trained at the largest size (BPE: the others are its prefixes)."""
+    receives the adapter trained at the largest size (BPE: the others are its prefixes).
+    ``backend``: how the trained tokenizers are counted, as in :func:`tokstat.compare.compare`."""
     split = Split() if split is None else split
     mix = parse_mix(mix, mix_unit)
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
@@ -160,12 +161,12 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
             trained.append(adapters[-1])
     warm.join()
     df, segs = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars,
-                       progress=progress, return_segments=True)
+                       progress=progress, return_segments=True, backend=backend)
     reps = tpc_replicates(segs.select("tokenizer", "language", "segment", "tokens", "chars"), seed=boot_seed)
     del segs
     if eval_corpus is not None:
         df = _premiums_from(df, eval_corpus, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed,
-                            max_chars=max_chars)
+                            max_chars=max_chars, backend=backend)
     vs = {a.id: a.vocab_size for a in adapters}
     for a, s in zip(adapters, sizes):
         if vs[a.id] < s:
@@ -189,7 +190,8 @@ PREMIUM_COLUMNS = ["premium", "premium_ci_low", "premium_ci_high", "premium_mean
                    "premium_mor_ci_high"]
 
 
-def _premiums_from(df: pl.DataFrame, eval_corpus, adapters, *, pivot, n_boot, boot_seed, max_chars) -> pl.DataFrame:
+def _premiums_from(df: pl.DataFrame, eval_corpus, adapters, *, pivot, n_boot, boot_seed, max_chars,
+                   backend: str = "auto") -> pl.DataFrame:
     """The premium columns of ``df`` replaced by the same tokenizers' premiums on a parallel corpus
     (every segment: none of it was trained on), the signatures extended with ``premium:NAME@HASH``."""
     ev = eval_corpus if isinstance(eval_corpus, Corpus) else load_corpus(eval_corpus)
@@ -205,7 +207,7 @@ def _premiums_from(df: pl.DataFrame, eval_corpus, adapters, *, pivot, n_boot, bo
         warnings.filterwarnings("ignore", message=".*zero denominator, reported as null.*")
         warnings.filterwarnings("ignore", message=".*so the per-word columns are null.*")
         pe = compare(ev.select([x for x in langs if x in ev.languages]), adapters, pivot=pivot, n_boot=n_boot,
-                     boot_seed=boot_seed, max_chars=max_chars, progress=False, words=False)
+                     boot_seed=boot_seed, max_chars=max_chars, progress=False, words=False, backend=backend)
     tag = f"|premium:{ev.name}@{ev.fingerprint()[:8]}"
     order = df.columns
     df = df.drop(PREMIUM_COLUMNS).join(pe.select("tokenizer", "language", *PREMIUM_COLUMNS),

@@ -36,21 +36,18 @@ PATTERNS["llama4"] = PATTERNS["o200k_base"]
 class TiktokenAdapter(Adapter):
     family = "tiktoken"
     algorithm = "byte-level BPE"
+    ranks_bytes: bytes | None = None   # the ranks as a ``.tiktoken`` file, where tokstat read or hashed one
 
     def __init__(self, enc: tiktoken.Encoding, ident: str, file_hash: str, id_offset: int = 0,
                  n_regular: int | None = None):
         self.enc, self.id, self.file_hash, self.id_offset = enc, ident, file_hash, id_offset
         self.library_version = f"tiktoken-{tiktoken.__version__}"
         n = enc.max_token_value + 1
-        lens = np.zeros(n, dtype=np.int64)
+        lens = np.zeros(n, dtype=np.int64)     # specials and holes in the id space stay 0
+        ranks = enc._mergeable_ranks
+        lens[np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))] = np.fromiter(
+            map(len, ranks), dtype=np.int64, count=len(ranks))
         specials = set(enc._special_tokens.values())
-        for i in range(n):
-            if i in specials:
-                continue
-            try:
-                lens[i] = len(enc.decode_single_token_bytes(i))
-            except KeyError:
-                pass  # a hole in the id space
         self._lens = lens
         self.vocab_size = n_regular or enc.n_vocab - len(specials)
         self.n_ids = n + id_offset
@@ -151,9 +148,21 @@ def _registry(name: str) -> TiktokenAdapter:
                            fix="put NAME.tiktoken in a folder named by $TOKSTAT_TOKENIZERS (or ./tokenizers), "
                                "or pass tiktoken:PATH/NAME.tiktoken?pattern=" + name) from None
     ranks = enc._mergeable_ranks
-    h = hashlib.sha256(b"".join(base64.b64encode(k) + b" %d\n" % v
-                                              for k, v in sorted(ranks.items(), key=lambda kv: kv[1])))
-    return TiktokenAdapter(enc, f"tiktoken/{name}", h.hexdigest(), n_regular=len(ranks))
+    body = ranks_file(ranks)
+    a = TiktokenAdapter(enc, f"tiktoken/{name}", hashlib.sha256(body).hexdigest(), n_regular=len(ranks))
+    a.ranks_bytes = body
+    return a
+
+
+def ranks_file(ranks: dict[bytes, int]) -> bytes:
+    """``ranks`` as a ``.tiktoken`` file in rank order (what the registry's encodings are hashed as,
+    and what the fast path hands its library).
+
+    >>> ranks_file({b"b": 1, b"a": 0})
+    b'YQ== 0\\nYg== 1\\n'
+    """
+    b64 = binascii.b2a_base64
+    return b"".join([b64(k, newline=False) + b" %d\n" % v for k, v in sorted(ranks.items(), key=lambda kv: kv[1])])
 
 
 def _encoding(path: Path, pattern: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
@@ -224,7 +233,10 @@ def _from_file(path: Path, pattern: str | None) -> TiktokenAdapter:
                            fix=f"append ?pattern=NAME with NAME in {', '.join(PATTERNS)} (or a regex)")
     enc = _encoding(path, PATTERNS.get(pattern, pattern), ranks)
     label = path.parent.name if path.stem in ("tokenizer", "model") else path.stem
-    return TiktokenAdapter(enc, f"tiktoken/{label}", fh, n_regular=len(ranks))
+    a = TiktokenAdapter(enc, f"tiktoken/{label}", fh, n_regular=len(ranks))
+    if len(ranks) == sum(1 for line in data.splitlines() if line):
+        a.ranks_bytes = data  # the file as read, hashed and parsed (no token listed twice): the fast path's input
+    return a
 
 
 def load_tiktoken(target: str, options: dict[str, str]) -> TiktokenAdapter:

@@ -6,6 +6,14 @@
 3. compare with 1 worker / with 2 workers                              (target >= 1.6)
 4. peak memory (RSS of the process and its workers) of ``tokstat compare`` on the corpus repeated
    to 2 GB / to 200 MB                                                  (target <= 1.2)
+5. the fast path (issue 30), cl100k_base + o200k_base: ``--backend reference`` / ``--backend fast``
+   a. counting in memory (tokenizers loaded once), words included, per-segment rows identical
+   c. the same without words or premium, one worker (what ``budget --exact`` counts)
+   b. end to end, ``tokstat compare FILE -t … --backend X`` on PUD and on Tatoeba each repeated to
+      ``--fast-mb`` MB (loading, verification, words, spans, metrics: everything), identical
+      per-segment output                                                (target >= 3)
+
+Sections 1-3 run with ``backend="reference"`` (the libraries' own encoding is what they measure).
 
 Corpora: PUD (12 languages) and Tatoeba cmn-eng from ../shared; tokenizers cl100k_base, qwen3,
 llama2 and bert-base-chinese from ../shared/tokenizers. Texts are read into memory before 1-3 so
@@ -13,6 +21,7 @@ that reading is timed apart (and printed) and both sides of each ratio do the sa
 
     python analysis/bench_compare.py            # everything (the 2 GB run takes a few minutes)
     python analysis/bench_compare.py --small-mb 20 --big-mb 200   # a quicker memory check
+    python analysis/bench_compare.py --only-fast --fast-mb 50       # section 5 only
 
 Exits 1 when a target is missed, 2 when ../shared is absent.
 """
@@ -144,10 +153,71 @@ def repeated(segs, langs, mb: int, path: Path) -> int:
     return copies * per
 
 
+FAST_SPECS = {"cl100k_base": SPECS["cl100k_base"], "o200k_base": f"tiktoken:{T}/o200k_base/o200k_base.tiktoken"}
+
+
+def fast_section(args, corpora, report) -> None:
+    """Section 5: the fast path against the reference, in memory and end to end."""
+    from tokstat import compare, load_tokenizer
+    from tokstat.adapters.fast import describe, select_backend
+
+    print("\nfast path (issue 30): cl100k_base + o200k_base, --backend reference vs fast")
+    ref = [load_tokenizer(s) for s in FAST_SPECS.values()]
+    sample = [t for _, segs in corpora.values() for s in segs[:256] for t in s.texts.values() if t]
+    fast = select_backend(ref, "fast", sample)
+    print(f"  ids from: {describe(fast)}")
+    tr = tf = 0.0
+    for name, (c, _) in corpora.items():
+        compare(c, fast, n_boot=1000, backend=None)   # warm-up
+        r = best(lambda: compare(c, ref, n_boot=1000, backend="reference"))
+        f = best(lambda: compare(c, fast, n_boot=1000, backend=None))
+        _, a = compare(c, ref, n_boot=0, return_segments=True, backend="reference")
+        _, b = compare(c, fast, n_boot=0, return_segments=True, backend=None)
+        print(f"  a. {name} in memory: reference {r:.2f} s | fast {f:.2f} s | per-segment rows identical: {a.equals(b)}")
+        if not a.equals(b):
+            report(f"{name}: per-segment rows differ", 0, "identical", False)
+        tr, tf = tr + r, tf + f
+    report("a. counting in memory, reference / fast", tr / tf, "(no target)", True)
+    tr = tf = 0.0
+    for name, (c, _) in corpora.items():       # what budget --exact runs: no words, no premium
+        kw = dict(n_boot=0, words=False, pivot=None, workers=1)
+        r = best(lambda: compare(c, ref, backend="reference", **kw))
+        f = best(lambda: compare(c, fast, backend=None, **kw))
+        print(f"  c. {name} in memory, no words, 1 worker: reference {r:.2f} s | fast {f:.2f} s")
+        tr, tf = tr + r, tf + f
+    report("c. counting without words (budget --exact), reference / fast", tr / tf, "(no target)", True)
+    er = ef = 0.0
+    with tempfile.TemporaryDirectory() as d:
+        for name, (c, segs) in corpora.items():
+            path = Path(d) / f"{name}.jsonl"
+            n = repeated(segs, c.languages, args.fast_mb, path)
+            outs, walls = {}, {}
+            for backend in ("reference", "fast"):
+                out = Path(d) / f"{name}-{backend}.parquet"
+                cmd = [sys.executable, "-m", "tokstat.cli", "compare", str(path), *sum((["-t", s] for s in FAST_SPECS.values()), []),
+                       "--backend", backend, "--quiet", "--segments-out", str(out)]
+                t = time.perf_counter()
+                p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                walls[backend] = time.perf_counter() - t
+                if p.returncode:
+                    sys.exit(f"{' '.join(cmd)} failed:\n{p.stderr.decode()[-2000:]}")
+                outs[backend] = pl.read_parquet(out)
+            same = outs["reference"].equals(outs["fast"])
+            print(f"  b. {name} repeated to {n / 1e6:,.0f} MB, end to end: reference {walls['reference']:.1f} s | "
+                  f"fast {walls['fast']:.1f} s ({walls['reference'] / walls['fast']:.2f}x) | per-segment output "
+                  f"identical: {same}")
+            if not same:
+                report(f"{name}: per-segment output differs", 0, "identical", False)
+            er, ef = er + walls["reference"], ef + walls["fast"]
+    report("b. end to end, reference / fast", er / ef, ">= 3", er / ef >= 3)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--small-mb", type=int, default=200)
     ap.add_argument("--big-mb", type=int, default=2000)
+    ap.add_argument("--fast-mb", type=int, default=50, help="section 5b: MB of text per repeated corpus")
+    ap.add_argument("--only-fast", action="store_true", help="run section 5 only")
     args = ap.parse_args()
     if not SHARED.is_dir():
         print("../shared is absent: nothing to benchmark")
@@ -172,20 +242,23 @@ def main() -> int:
     import warnings
 
     warnings.simplefilter("ignore")   # bert-base-chinese's unknown-token warnings on Thai etc.
+    if args.only_fast:
+        fast_section(args, corpora, report)
+        return 1 if misses else 0
     tot = {"raw": 0.0, "tokstat": 0.0, "naive": 0.0, "w1": 0.0, "w2": 0.0}
     for name, (c, segs) in corpora.items():
         texts = [t for s in segs for t in s.texts.values() if t]
         mb = sum(len(t.encode()) for t in texts) / 1e6
         print(f"\n{name}: {len(segs):,} segments, {len(c.languages)} languages, {mb:.1f} MB of text")
-        compare(c, adapters, n_boot=1000)  # warm-up (jieba dictionary, page cache)
+        compare(c, adapters, n_boot=1000, backend="reference")  # warm-up (jieba dictionary, page cache)
         raw = best(lambda: [raw_encode(a, texts) for a in adapters])
-        tk = best(lambda: compare(c, adapters, n_boot=1000))
-        w1 = best(lambda: compare(c, adapters, n_boot=1000, workers=1))
-        w2 = best(lambda: compare(c, adapters, n_boot=1000, workers=2))
+        tk = best(lambda: compare(c, adapters, n_boot=1000, backend="reference"))
+        w1 = best(lambda: compare(c, adapters, n_boot=1000, workers=1, backend="reference"))
+        w2 = best(lambda: compare(c, adapters, n_boot=1000, workers=2, backend="reference"))
         t = time.perf_counter()
         ref = naive(c, segs, adapters)
         nv = time.perf_counter() - t
-        _, got = compare(c, adapters, n_boot=0, return_segments=True)
+        _, got = compare(c, adapters, n_boot=0, return_segments=True, backend="reference")
         same = got.select("tokenizer", "language", "segment", *COLUMNS).equals(
             ref.select("tokenizer", "language", "segment", *COLUMNS))
         print(f"  raw batch encode {raw:.2f} s | compare {tk:.2f} s | 1 worker {w1:.2f} s | "
@@ -207,12 +280,13 @@ def main() -> int:
             path = Path(d) / f"pud-{mb}.jsonl"
             n = repeated(segs, corpora["PUD"][0].languages, mb, path)
             peaks[mb], wall = peak_rss([sys.executable, "-m", "tokstat.cli", "compare", str(path), "-t",
-                                        SPECS["cl100k_base"], "--quiet", "--out", str(Path(d) / "out.parquet")])
+                                        SPECS["cl100k_base"], "--backend", "reference", "--quiet", "--out", str(Path(d) / "out.parquet")])
             print(f"  {n / 1e6:,.0f} MB of text: peak {peaks[mb]:,.0f} MiB, {wall:.0f} s "
                   f"({n / 1e6 / wall:.1f} MB/s)")
             path.unlink()
     r = peaks[args.big_mb] / peaks[args.small_mb]
     report(f"peak memory {args.big_mb} MB / {args.small_mb} MB", r, "<= 1.2", r <= 1.2)
+    fast_section(args, corpora, report)
     print("\nall targets met" if not misses else f"\nMISSED: {', '.join(misses)}")
     return 1 if misses else 0
 

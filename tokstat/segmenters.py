@@ -10,6 +10,7 @@ Each segmenter's own boundary F1 against UD PUD's gold words is in docs/metrics.
 
 from __future__ import annotations
 
+import functools
 import logging
 
 import regex
@@ -126,8 +127,10 @@ def thai_words(text: str) -> list[tuple[int, int]]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _have(dist: str) -> str | None:
-    """The installed version of ``dist``, or None."""
+    """The installed version of ``dist``, or None (looked up once per process: reading a package's
+    metadata takes about a millisecond, once per text it was most of a run's time)."""
     from importlib import metadata
 
     try:
@@ -173,6 +176,12 @@ def segmenter_name(lang: str, gold: bool) -> str | None:
     return "regex"
 
 
+@functools.lru_cache(maxsize=4096)
+def _segmenter_name(lang: str, gold: bool) -> str | None:
+    """:func:`segmenter_name`, once per (language, gold) in a process (it warns once anyway)."""
+    return segmenter_name(lang, gold)
+
+
 _warned: set[str] = set()
 
 
@@ -186,7 +195,7 @@ def _warn_missing(lang: str, dist: str) -> None:
 
 
 def word_spans(lang: str, text: str, gold: list[str] | None) -> list[tuple[int, int]] | None:
-    name = segmenter_name(lang, gold is not None)
+    name = _segmenter_name(lang, gold is not None)
     if name is None:
         return None
     if name == "gold":

@@ -12,12 +12,12 @@ Verified, not trusted: :func:`select_backend` encodes a sample of the corpus (ev
 off for that tokenizer (a one-line warning) and the run continues on the reference library. While
 counting, a text whose tokens do not add up to its bytes is re-encoded by the reference library and
 compared; a difference there also turns the fast path off (the text keeps the reference's ids).
-The signature names the library that produced the ids: ``lib:gigatoken-0.10.0+tiktoken-0.12.0``.
+The signature names the library that produced the ids: ``lib:gigatoken-0.10.0+tiktoken-0.14.0``.
 
 >>> from tokstat.adapters import load_tokenizer
 >>> ref = load_tokenizer("tiktoken:cl100k_base")          # doctest: +SKIP
 >>> [a.library_version for a in select_backend([ref], "auto", ["Hello 世界"])]   # doctest: +SKIP
-['gigatoken-0.10.0+tiktoken-0.12.0']
+['gigatoken-0.10.0+tiktoken-0.14.0']
 """
 
 from __future__ import annotations
@@ -187,28 +187,19 @@ class FastAdapter(Adapter):
         off = offsets(counts)
         nbytes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts))
         bad = np.flatnonzero(c[off[1:]] - c[off[:-1]] != nbytes)
+        starts, ends = spans_from_lengths(lens, counts)
         if len(bad):
-            # a normaliser changed the text (the reference takes its offsets path for these texts),
-            # or the fast library is wrong: the reference encodes them, and must agree
-            sub = [texts[i] for i in bad]
-            r_ids, r_counts, _, _ = self.ref._encode(sub)
-            f_ids, f_counts = self.encode_fast(sub)
-            if not (np.array_equal(r_counts, f_counts) and np.array_equal(r_ids, f_ids)):
-                self._turn_off(f"text {int(bad[0])} of a batch differs")
+            # a normaliser changed the text (the reference takes its offsets path for these texts), or
+            # the fast library is wrong: the reference encodes them, and its ids must be the batch's
+            r_ids, r_counts, r_starts, r_ends = self.ref._encode([texts[i] for i in bad])
+            f_ids = np.concatenate([ids[off[i]:off[i + 1]] for i in bad])
+            if not (np.array_equal(r_counts, counts[bad]) and np.array_equal(r_ids, f_ids)):
+                self._turn_off(f"a text of {int(nbytes[bad[0]]):,} bytes differs")
                 return self.ref._encode(texts)
-            return self._splice(texts, ids, counts, bad)
-        starts, ends = spans_from_lengths(lens, counts)
-        return ids, counts, starts, ends
-
-    def _splice(self, texts, ids, counts, bad):
-        """The fast ids, with the texts in ``bad`` (same ids by the check above) given the reference's spans."""
-        r_ids, r_counts, r_starts, r_ends = self.ref._encode([texts[i] for i in bad])
-        lens = self._lens[ids - self.id_offset]
-        starts, ends = spans_from_lengths(lens, counts)
-        off, ro = offsets(counts), offsets(r_counts)
-        for k, i in enumerate(bad):
-            starts[off[i]:off[i + 1]] = r_starts[ro[k]:ro[k + 1]]
-            ends[off[i]:off[i + 1]] = r_ends[ro[k]:ro[k + 1]]
+            ro = offsets(r_counts)
+            for k, i in enumerate(bad):       # same ids: the reference's spans for these texts
+                starts[off[i]:off[i + 1]] = r_starts[ro[k]:ro[k + 1]]
+                ends[off[i]:off[i + 1]] = r_ends[ro[k]:ro[k + 1]]
         return ids, counts, starts, ends
 
     def _turn_off(self, why: str) -> None:

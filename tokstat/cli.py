@@ -260,7 +260,8 @@ LOSSY = "⚠"
 SHOWN_WIDE = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "tokens"), ("tokens_per_char", "tok/char"),
               ("bytes_per_token", "bytes/tok"), ("tokens_per_word", "tok/word"), ("continued_word_rate", "cont.words"),
               ("split_char_rate", "split chars"), ("unk_rate", "unk"), ("roundtrip_rate", "round-trip"),
-              ("boundary_f1", "bound.F1"), ("renyi_efficiency", "Rényi"), ("premium", "premium [95% CI]"),
+              ("boundary_f1", "bound.F1"), ("renyi_efficiency", "Rényi"), ("shannon_entropy", "H bits"),
+              ("type_token_ratio", "TTR"), ("bits_per_byte", "bits/byte"), ("premium", "premium [95% CI]"),
               ("premium_mean_of_ratios", "mean of ratios [95% CI]")]
 
 

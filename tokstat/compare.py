@@ -20,7 +20,7 @@ from .errors import TokstatError
 from .integrity import check_pin
 from .io import check_outputs, write_tables
 from .loaders import load_corpus
-from .metrics import COMPARE_COLUMNS, summarize
+from .metrics import COMPARE_COLUMNS, INFO_COLUMNS, summarize
 from .progress import Meter
 from .segmenters import jieba_words, segmenter_name
 from .split import Split
@@ -429,6 +429,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
         "byte_fallback_rate",
         "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "renyi_efficiency_observed",
+        *INFO_COLUMNS,
         "premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
         "premium_mor_ci_high", "p50_tokens", "p95_tokens")}, infer_schema_length=None)
     df = df.select(COMPARE_COLUMNS)

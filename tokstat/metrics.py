@@ -10,17 +10,20 @@ import numpy as np
 
 from .counts import RATIO_SCALE, LangStats, percentile_from_counts
 
+#: information-theoretic columns (docs/metrics.md): entropies in bits of the unigram token distribution
+INFO_COLUMNS = ["shannon_entropy", "renyi_entropy_2_5", "renyi_entropy_3", "type_token_ratio", "vocab_utilisation",
+                "bits_per_byte", "bits_per_char"]
 COMPARE_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "segments", "chars", "bytes", "words", "tokens", "tokens_per_char",
                    "tokens_per_char_ci_low", "tokens_per_char_ci_high",
                    "tokens_per_byte", "tokens_per_byte_ci_low", "tokens_per_byte_ci_high", "chars_per_token", "bytes_per_token", "tokens_per_word",
                    "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
                    "byte_fallback_rate", "boundary_precision", "boundary_recall", "boundary_f1",
-                   "renyi_efficiency", "renyi_efficiency_observed", "vocab_used", "premium", "premium_ci_low", "premium_ci_high",
+                   "renyi_efficiency", "renyi_efficiency_observed", "vocab_used", *INFO_COLUMNS, "premium", "premium_ci_low", "premium_ci_high",
                    "premium_mean_of_ratios", "premium_mor_ci_low", "premium_mor_ci_high",
                    "p50_tokens", "p95_tokens", "signature"]
 #: columns added after result files were first written: a file without them is still a compare table
 LATER_COLUMNS = {"tokens_per_char_ci_low", "tokens_per_char_ci_high", "tokens_per_byte_ci_low",
-                 "tokens_per_byte_ci_high"}
+                 "tokens_per_byte_ci_high", *INFO_COLUMNS}
 RENYI_ALPHA = 2.5
 
 
@@ -51,6 +54,41 @@ def renyi_efficiency(histogram: np.ndarray, vocab_size: int, alpha: float = RENY
     p = histogram[histogram > 0] / total
     h = math.log(float(np.sum(p ** alpha))) / (1 - alpha)
     return h / math.log(vocab_size)
+
+
+def entropy_bits(histogram: np.ndarray, alpha: float = 1.0) -> float | None:
+    """Rényi entropy of order ``alpha`` in bits of the unigram distribution of ``histogram`` (token
+    counts by id); ``alpha=1`` is Shannon's: H = −Σ p·log2 p, H_α = log2(Σ p^α) / (1 − α).
+
+    >>> entropy_bits(np.array([1, 1, 1, 1])), entropy_bits(np.array([2, 2, 0]), 3.0)
+    (2.0, 1.0)
+    """
+    total = histogram.sum() if histogram is not None else 0
+    if total == 0:
+        return None
+    p = histogram[histogram > 0] / total
+    if alpha == 1.0:
+        return float(-np.sum(p * np.log2(p))) + 0.0
+    return float(math.log2(float(np.sum(p ** alpha))) / (1 - alpha)) + 0.0
+
+
+def info_measures(histogram: np.ndarray | None, tokens: int, chars: int, nbytes: int, vocab_size: int) -> dict:
+    """The :data:`INFO_COLUMNS` of one (tokenizer, language): Shannon and Rényi (α = 2.5, 3) entropy
+    in bits, type–token ratio (distinct tokens / tokens), vocabulary utilisation (distinct tokens /
+    ``vocab_size``) and compression in bits, tokens × ⌈log2 V⌉ per byte and per character.
+
+    >>> m = info_measures(np.array([3, 1, 0, 0]), 4, 8, 8, 4)
+    >>> m["type_token_ratio"], m["vocab_utilisation"], m["bits_per_byte"]
+    (0.5, 0.5, 1.0)
+    """
+    used = int((histogram > 0).sum()) if histogram is not None else 0
+    width = math.ceil(math.log2(vocab_size)) if vocab_size > 1 else None
+    return {"shannon_entropy": entropy_bits(histogram, 1.0), "renyi_entropy_2_5": entropy_bits(histogram, 2.5),
+            "renyi_entropy_3": entropy_bits(histogram, 3.0),
+            "type_token_ratio": used / tokens if tokens and histogram is not None else None,
+            "vocab_utilisation": used / vocab_size if vocab_size and histogram is not None else None,
+            "bits_per_byte": tokens * width / nbytes if width and nbytes else None,
+            "bits_per_char": tokens * width / chars if width and chars else None}
 
 
 @lru_cache(maxsize=4)
@@ -171,6 +209,7 @@ def summarize(st: LangStats, *, vocab_size: int, coverage: float | None, n_boot:
         "renyi_efficiency": renyi_efficiency(h, vocab_size) if h is not None else None,
         "renyi_efficiency_observed": (renyi_efficiency(h, int((h > 0).sum())) if h is not None else None),
         "vocab_used": int((h > 0).sum()) if h is not None else 0,
+        **info_measures(h, s["tokens"], s["chars"], s["bytes"], vocab_size),
         "premium": premium, "premium_ci_low": lo, "premium_ci_high": hi,
         "premium_mean_of_ratios": mor, "premium_mor_ci_low": mlo, "premium_mor_ci_high": mhi,
         "p50_tokens": p50, "p95_tokens": p95,

@@ -711,6 +711,70 @@ def model_options(f):
     )(f)
 
 
+@cli.command("inventory")
+@tokenizer_options()
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+@click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records")
+def inventory_cmd(tokenizers, out, as_json):
+    """What each vocabulary holds: its entries by script, digits, punctuation, whitespace and partial
+    UTF-8 (bytes of a character), and the shares of space-prefixed entries and of entries with whitespace."""
+    from .inventory import inventory
+    from .io import write_tables
+
+    check_outputs({"--out": (out, "table")})
+    df = inventory(list(tokenizers))
+    if as_json:
+        click.echo(json_for_terminal(df.write_json()))
+    else:
+        ids = list(dict.fromkeys(df["tokenizer"].to_list()))
+        rows = []
+        for c in dict.fromkeys(df["class"].to_list()):
+            part = df.filter(df["class"] == c)
+            if part["count"].sum() == 0:
+                continue
+            rows.append({"class": c, **{i: part.filter(part["tokenizer"] == i)["share"][0] for i in ids}})
+        _print(_table("tokstat inventory — share of each vocabulary's entries", [("class", "entries")] +
+                      [(i, i) for i in ids], rows, lambda r, c: r[c] if c == "class" else f"{r[c]:.1%}", shorten=""))
+    if out:
+        write_tables({out: df})
+        _print(f"wrote {out}")
+
+
+@cli.command("overlap")
+@tokenizer_options()
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+@click.option("--png", help="write a heatmap of the coverage (PNG)")
+@click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records")
+def overlap_cmd(tokenizers, out, png, as_json):
+    """How much vocabularies share, compared on the bytes each entry stands for: Jaccard, and the
+    share of A's entries that B also has (coverage, asymmetric)."""
+    from .inventory import overlap, overlap_png
+    from .io import table_bytes, write_outputs
+
+    if len(tokenizers) < 2:
+        raise TokstatError("overlap compares two or more tokenizers", fix="pass -t A -t B")
+    check_outputs({"--out": (out, "table"), "--png": (png, "png")})
+    df = overlap(list(tokenizers))
+    if as_json:
+        click.echo(json_for_terminal(df.write_json()))
+    else:
+        rows = [r for r in df.iter_rows(named=True) if r["a"] != r["b"]]
+        _print(_table("tokstat overlap — entries compared as bytes", [
+            ("a", "A"), ("b", "B"), ("a_entries", "A entries"), ("shared", "shared"), ("jaccard", "Jaccard"),
+            ("coverage", "of A in B")], rows,
+            lambda r, c: f"{r[c]:.1%}" if c in ("jaccard", "coverage") else (f"{r[c]:,}" if isinstance(r[c], int) else r[c]),
+            shorten=""))
+    outputs = {}
+    if out:
+        outputs[out] = table_bytes(df, Path(out).suffix)
+    if png:
+        outputs[png] = overlap_png(df)
+    if outputs:
+        write_outputs(outputs)
+        for p in outputs:
+            _print(f"wrote {p}")
+
+
 @cli.command("model-info")
 @model_options
 @click.option("--d-model", type=int)

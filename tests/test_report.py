@@ -31,7 +31,7 @@ from tokstat.vocabplan import vocab_plan
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
-README_CHARTS = {"premium", "tokens_per_char", "continued_words", "split_chars", "segment_premium", "segment_tokens",
+README_CHARTS = {"premium", "tokens_per_char", "continued_words", "split_chars", "entropy", "segment_premium", "segment_tokens",
                  "serving_multiplier", "vocab_plan", "sweep", "allocation"}
 
 

@@ -180,6 +180,12 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                              bars(c, "split_char_rate", "characters cut by a token boundary", languages=langs,
                                   bad=bad, pct=True),
                              "Share of characters whose bytes a token boundary cuts (byte tokens)."))
+        if "shannon_entropy" in c.columns and c["shannon_entropy"].drop_nulls().len():
+            new.append(Chart(f"{prefix}entropy", "Entropy of the token distribution",
+                             bars(c, "shannon_entropy", "bits per token (Shannon)", languages=langs, bad=bad),
+                             "Shannon entropy of each language's unigram token distribution, in bits; the Rényi "
+                             "entropies, type–token ratio, vocabulary utilisation and bits per byte are in the full "
+                             "table (docs/metrics.md)."))
         figs.extend(new)
         parts.append(_charts(new))
         segs = sec.get("segments")

@@ -117,7 +117,8 @@ def corpus_options(f):
 
 def tokenizer_options(required: bool = True):
     return click.option("-t", "--tokenizer", "tokenizers", multiple=True, required=required,
-                        help="tokenizer spec, repeatable: tiktoken:NAME, hf:PATH, wordpiece:PATH, spm:PATH, train:ALGO:SIZE")
+                        help="tokenizer spec, repeatable: tiktoken:NAME, hf:PATH, wordpiece:PATH, spm:PATH, ids:TABLE?vocab=PATH, "
+                        "train:ALGO:SIZE")
 
 
 def split_options(f):

@@ -143,9 +143,9 @@ def single_token_chars(adapter: Adapter, cps: set[int]) -> dict[int, bool]:
     """For each CJK code point: does it, encoded alone, give exactly one token covering input (a
     zero-width dummy-prefix token such as SentencePiece's ``▁`` is not counted) that is not the
     unknown token (a character read as ``<unk>`` is not covered: it is lost)?"""
-    if not cps:
+    order = sorted(c for c in cps if adapter.encodes(chr(c)))   # token ids given elsewhere: those it has
+    if not order:
         return {}
-    order = sorted(cps)
     enc = adapter.encode_spans([chr(c) for c in order])
     nz = (enc.ends > enc.starts).astype(np.int64)
     unk = np.isin(enc.ids, list(adapter.unk_ids)) if adapter.unk_ids else np.zeros(len(enc.ids), dtype=bool)
@@ -162,6 +162,8 @@ def single_token_coverage(adapter: Adapter, cps: set[int], table: dict[int, bool
     if not cps:
         return None
     table = table if table is not None else single_token_chars(adapter, cps)
+    if any(c not in table for c in cps):     # a character the pretokenized table never encoded alone
+        return None
     return float(np.mean([table[c] for c in cps]))
 
 

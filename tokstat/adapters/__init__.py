@@ -1,7 +1,8 @@
 """Tokenizer spec strings -> adapters (a registry of constructors, as in tiktoken).
 
 ``tiktoken:cl100k_base``, ``tiktoken:PATH?pattern=llama3``, ``hf:PATH/tokenizer.json``, ``hf:ORG/NAME``,
-``wordpiece:PATH/vocab.txt?lowercase=true``, ``spm:PATH.model``. Any spec may pin its files with
+``wordpiece:PATH/vocab.txt?lowercase=true``, ``spm:PATH.model``, ``ids:TABLE?vocab=PATH`` (token ids
+produced elsewhere, :mod:`tokstat.adapters.pretokenized`). Any spec may pin its files with
 ``?sha256=HEX`` (see :mod:`tokstat.integrity`). ``train:ALGO:SIZE`` specs need a corpus: the job layer
 (:func:`tokstat.compare.resolve_tokenizers`) trains them; this registry only loads files.
 """
@@ -14,6 +15,7 @@ from ..errors import TokstatError
 from ..integrity import check_pin
 from .base import Adapter, Encoded
 from .hf import load_hf, load_wordpiece
+from .pretokenized import load_ids
 from .spm import load_spm
 from .tiktoken_ import load_tiktoken
 
@@ -24,10 +26,11 @@ CONSTRUCTORS: dict[str, Callable[[str, dict[str, str]], Adapter]] = {
     "hf": load_hf,
     "wordpiece": load_wordpiece,
     "spm": load_spm,
+    "ids": load_ids,
 }
 #: the ``?key=value`` options each kind reads; any other is an error, never silently ignored
-OPTIONS = {"tiktoken": {"pattern", "sha256"}, "hf": {"revision", "sha256"}, "wordpiece": {"lowercase", "sha256"}, "spm": {"sha256"}}
-FORMS = "tiktoken:NAME|PATH, hf:PATH/tokenizer.json|ORG/NAME, wordpiece:PATH/vocab.txt, spm:PATH.model, train:ALGO:SIZE"
+OPTIONS = {"tiktoken": {"pattern", "sha256"}, "hf": {"revision", "sha256"}, "wordpiece": {"lowercase", "sha256"}, "spm": {"sha256"}, "ids": {"vocab", "spelling", "sha256"}}
+FORMS = "tiktoken:NAME|PATH, hf:PATH/tokenizer.json|ORG/NAME, wordpiece:PATH/vocab.txt, spm:PATH.model, ids:TABLE?vocab=PATH, train:ALGO:SIZE"
 
 
 def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:

@@ -237,6 +237,10 @@ class Adapter:
         """The text the library's own decoder gives back for ``ids`` (special tokens kept)."""
         raise NotImplementedError
 
+    def encodes(self, text: str) -> bool:
+        """Can it encode ``text``? Every tokenizer can; token ids given elsewhere only cover their texts."""
+        return True
+
     def _encode(self, texts):  # pragma: no cover - abstract
         """Flat ``(ids, counts, starts, ends)``: ids of all texts, tokens per text, byte spans within each text."""
         raise NotImplementedError

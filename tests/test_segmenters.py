@@ -99,3 +99,28 @@ def test_every_pud_language_gets_words_without_gold(shared):
         assert name is not None, lang
         spans = word_spans(lang, seg.texts[lang], None)
         assert spans and all(0 <= a < b <= len(seg.texts[lang]) for a, b in spans), lang
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("km", "ខ្ញុំស្រឡាញ់ភាសាខ្មែរ ហើយខ្ញុំរៀនវា។"), ("lo", "ຂ້ອຍຮັກພາສາລາວ ແລະ ຂ້ອຍຮຽນມັນ."),
+    ("my", "ကျွန်တော်မြန်မာစကားကိုချစ်တယ်။"), ("bo", "བོད་ཀྱི་སྐད་ཡིག་ནི་སྐད་ཡིག་ཡིན། "),
+    ("dz", "རྫོང་ཁ་ནི་འབྲུག་གི་སྐད་ཡིག་ཨིན།"), ("km-Khmr", "ខ្ញុំស្រឡាញ់ភាសាខ្មែរ")])
+def test_unspaced_scripts_get_words_from_icu(lang, text):
+    pytest.importorskip("icu4py")
+    from icu4py.breakers import WordBreaker
+
+    from tokstat.segmenters import segmenter_name, word_spans
+
+    name = segmenter_name(lang, False)
+    assert name.startswith("icu-") and name.endswith("-syllables") == (lang in ("bo", "dz"))
+    spans = word_spans(lang, text, None)
+    # the words are ICU's own segments (oracle), whitespace dropped, a Tibetan tsheg joined to its syllable
+    icu = [(a, b) for a, b in WordBreaker(text, lang.split("-")[0]).segments()
+           if text[a:b].strip()]
+    ends = {b for _, b in spans}
+    assert {a for a, _ in spans} <= {a for a, _ in icu} and ends <= {b for _, b in icu}
+    assert "".join(text[a:b] for a, b in spans) == "".join(text.split())   # every non-space character once
+    if lang not in ("bo", "dz"):
+        assert spans == icu
+    else:
+        assert all(not all(c in "་།" for c in text[a:b]) for a, b in spans)   # no word is a bare tsheg

@@ -1,10 +1,11 @@
 """Word segmenters: gold words (treebanks), jieba for Chinese, MeCab (fugashi + UniDic Lite) for
-Japanese, PyThaiNLP's newmm for Thai, a Unicode regex for space-delimited scripts (Korean included:
-its words, eojeol, are space-delimited).
+Japanese, PyThaiNLP's newmm for Thai, ICU's dictionary word break (icu4py) for Khmer, Lao and
+Burmese and its syllables for Tibetan and Dzongkha, a Unicode regex for space-delimited scripts
+(Korean included: its words, eojeol, are space-delimited).
 
 Never whitespace for Chinese, Japanese or Thai. The Japanese and Thai segmenters are the ``words``
-extra (``pip install 'tokstat[words]'``); without it, and for other scripts written without spaces
-(Khmer, Lao, Burmese, Tibetan), a language gets no words unless the corpus has gold words.
+extra (``pip install 'tokstat[words]'``); without it a language written without spaces gets no
+words unless the corpus has gold words.
 Each segmenter's own boundary F1 against UD PUD's gold words is in docs/metrics.md.
 """
 
@@ -20,7 +21,10 @@ from .langs import primary
 WORD_RE = regex.compile(r"[\p{L}\p{M}\p{N}]+(?:['’\-][\p{L}\p{M}\p{N}]+)*|[^\s\p{L}\p{M}\p{N}]")
 NO_SPACES = {"ja", "th", "km", "lo", "my", "bo", "dz"}
 #: segmenters for unspaced scripts, by primary language: (distribution, function name)
-DICTIONARY = {"ja": ("fugashi", "mecab_words"), "th": ("pythainlp", "thai_words")}
+DICTIONARY = {"ja": ("fugashi", "mecab_words"), "th": ("pythainlp", "thai_words"),
+              **{k: ("icu4py", "icu_words") for k in ("km", "lo", "my", "bo", "dz")}}
+#: ICU has no Tibetan dictionary: its word break gives syllables (a syllable with its tsheg)
+SYLLABLES = {"bo", "dz"}
 
 
 def regex_words(text: str) -> list[tuple[int, int]]:
@@ -128,6 +132,30 @@ def thai_words(text: str) -> list[tuple[int, int]]:
 
 
 @functools.lru_cache(maxsize=None)
+def icu_words(text: str, lang: str = "km") -> list[tuple[int, int]]:
+    """Words from ICU's dictionary-based word break (icu4py: ICU's own library in the wheel), for
+    Khmer, Lao and Burmese; for Tibetan and Dzongkha, which ICU has no dictionary for, syllables,
+    each with the tsheg (་) or shad that follows it. Whitespace pieces are dropped.
+
+    >>> icu_words("ຂ້ອຍຮັກພາສາລາວ", "lo")
+    [(0, 4), (4, 7), (7, 11), (11, 14)]
+    >>> icu_words("བོད་ཀྱི་", "bo")
+    [(0, 4), (4, 8)]
+    """
+    from icu4py.breakers import WordBreaker
+
+    out: list[tuple[int, int]] = []
+    for a, b in WordBreaker(text, lang).segments():
+        piece = text[a:b]
+        if not piece.strip():
+            continue
+        if lang in SYLLABLES and out and out[-1][1] == a and all(c in "་༌།༎" for c in piece):
+            out[-1] = (out[-1][0], b)      # the tsheg closes the syllable before it
+        else:
+            out.append((a, b))
+    return out
+
+
 def _have(dist: str) -> str | None:
     """The installed version of ``dist``, or None (looked up once per process: reading a package's
     metadata takes about a millisecond, once per text it was most of a run's time)."""
@@ -168,7 +196,13 @@ def segmenter_name(lang: str, gold: bool) -> str | None:
         dist = DICTIONARY[p][0]
         v = _have(dist)
         if v is not None:
-            return f"fugashi-{v}+unidic-lite-{_have('unidic-lite')}" if p == "ja" else f"pythainlp-newmm-{v}"
+            if p == "ja":
+                return f"fugashi-{v}+unidic-lite-{_have('unidic-lite')}"
+            if p == "th":
+                return f"pythainlp-newmm-{v}"
+            from icu4py._version import icu_version
+
+            return f"icu-{icu_version}" + ("-syllables" if p in SYLLABLES else "")
         _warn_missing(lang, dist)
         return None
     if p in NO_SPACES:
@@ -206,4 +240,6 @@ def word_spans(lang: str, text: str, gold: list[str] | None) -> list[tuple[int, 
         return mecab_words(text)
     if name.startswith("pythainlp"):
         return thai_words(text)
+    if name.startswith("icu"):
+        return icu_words(text, primary(lang))
     return regex_words(text)

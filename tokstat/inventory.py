@@ -17,6 +17,7 @@ from __future__ import annotations
 import regex
 
 from .adapters import Adapter, load_tokenizer
+from .adapters.base import byte_decoder as _byte_decoder
 
 #: scripts reported by name (the rest of the letters are ``other``)
 SCRIPTS = ["Latin", "Han", "Cyrillic", "Hangul", "Hiragana", "Katakana", "Arabic", "Devanagari", "Thai", "Greek",
@@ -58,19 +59,6 @@ def classify(b: bytes) -> tuple[str, bool, bool]:
     else:
         cls = "punctuation/symbols"
     return cls, space, ws
-
-
-def _byte_decoder() -> dict[str, int]:
-    """GPT-2's byte-level alphabet, inverted: symbol -> byte."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
 
 
 def entries(adapter: Adapter) -> dict[int, bytes]:

@@ -115,13 +115,21 @@ def read_training_metadata(adapter: Adapter, path: Path) -> Adapter:
         return adapter
     return adapter
 
+def byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet, inverted: symbol -> byte.
 
-
-
-
-
-
-
+    >>> byte_decoder()["Ġ"], byte_decoder()["a"]
+    (32, 97)
+    """
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
 
 
 

@@ -35,7 +35,7 @@ SPELLINGS = ("byte-level", "sentencepiece", "plain")
 
 def _vocab(path: Path, spelling: str | None) -> tuple[dict[str, int] | None, dict[int, bytes], str, set[int]]:
     """``(piece -> id or None, id -> bytes, spelling, byte-fallback ids)`` of a vocabulary file."""
-    from ..inventory import _byte_decoder
+    from .base import byte_decoder as _byte_decoder
     from .tiktoken_ import parse_ranks
 
     data = read_input(path, "vocabulary file")

@@ -29,7 +29,8 @@ CONSTRUCTORS: dict[str, Callable[[str, dict[str, str]], Adapter]] = {
     "ids": load_ids,
 }
 #: the ``?key=value`` options each kind reads; any other is an error, never silently ignored
-OPTIONS = {"tiktoken": {"pattern", "sha256"}, "hf": {"revision", "sha256"}, "wordpiece": {"lowercase", "sha256"}, "spm": {"sha256"}, "ids": {"vocab", "spelling", "sha256"}}
+OPTIONS = {"tiktoken": {"pattern", "sha256"}, "hf": {"revision", "sha256"}, "wordpiece": {"lowercase", "sha256"},
+           "spm": {"sha256"}, "ids": {"vocab", "spelling", "sha256"}}
 FORMS = "tiktoken:NAME|PATH, hf:PATH/tokenizer.json|ORG/NAME, wordpiece:PATH/vocab.txt, spm:PATH.model, ids:TABLE?vocab=PATH, train:ALGO:SIZE"
 
 

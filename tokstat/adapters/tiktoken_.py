@@ -59,7 +59,10 @@ class TiktokenAdapter(Adapter):
     def _encode(self, texts):
         core = self.enc._core_bpe.encode_ordinary    # releases the GIL
         n = self.threads or min(8, os.cpu_count() or 1)
-        if n == 1 or len(texts) < 64:
+        if n > 1 and 1 < len(texts) < 64 and sum(map(len, texts)) > 1_000_000:
+            with ThreadPoolExecutor(n) as ex:         # a few long texts (--join): one per thread
+                out = list(ex.map(core, texts))
+        elif n == 1 or len(texts) < 64:
             out = [core(t) for t in texts]
         else:                                        # one chunk per thread, not one future per text
             step = -(-len(texts) // n)

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from ._version import __version__
 from .errors import TokstatError
+from .adapters.base import byte_decoder
 from .io import write_files
 from .split import Split
 
@@ -50,21 +51,8 @@ TIKTOKEN_NEXT_ID = {"cl100k_base": 100277, "o200k_base": 200019, "llama3": 12825
                     "r50k_base": 50257, "p50k_base": 50281, "gpt2": 50257}
 
 
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte -> printable character map (what byte-level BPE vocabularies are written in)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
-B2U = _bytes_to_unicode()
-U2B = {v: k for k, v in B2U.items()}
+U2B = byte_decoder()                      # GPT-2's printable character -> byte
+B2U = {v: k for k, v in U2B.items()}      # byte -> the character byte-level vocabularies write it as
 
 
 def to_bytes(mapped: str) -> bytes:

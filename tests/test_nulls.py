@@ -63,8 +63,13 @@ def test_empty_language_gives_nulls_and_a_warning():
     assert all(zh[k] is None for k in RATIO_COLUMNS) and zh["segments"] == 0 and finite(df)
 
 
-def test_no_word_segmenter_gives_null_per_word_columns():
-    """Khmer has no segmenter here (Japanese and Thai have one with the words extra)."""
+def test_no_word_segmenter_gives_null_per_word_columns(monkeypatch):
+    """Khmer without its segmenter (icu4py, the words extra) has no words."""
+    import tokstat.segmenters as seg
+
+    have = seg._have
+    monkeypatch.setattr(seg, "_have", lambda dist: None if dist == "icu4py" else have(dist))
+    monkeypatch.setattr(seg, "_warned", set())
     c = corpus([{"en": "hello", "km": "សួស្តី"}], langs=("en", "km"))
     with pytest.warns(UserWarning, match="km: no words .* per-word columns are null"):
         df = compare(c, [Chars()], workers=1)

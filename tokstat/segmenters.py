@@ -131,7 +131,6 @@ def thai_words(text: str) -> list[tuple[int, int]]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
 def icu_words(text: str, lang: str = "km") -> list[tuple[int, int]]:
     """Words from ICU's dictionary-based word break (icu4py: ICU's own library in the wheel), for
     Khmer, Lao and Burmese; for Tibetan and Dzongkha, which ICU has no dictionary for, syllables,
@@ -156,6 +155,7 @@ def icu_words(text: str, lang: str = "km") -> list[tuple[int, int]]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _have(dist: str) -> str | None:
     """The installed version of ``dist``, or None (looked up once per process: reading a package's
     metadata takes about a millisecond, once per text it was most of a run's time)."""
@@ -210,12 +210,6 @@ def segmenter_name(lang: str, gold: bool) -> str | None:
     return "regex"
 
 
-@functools.lru_cache(maxsize=4096)
-def _segmenter_name(lang: str, gold: bool) -> str | None:
-    """:func:`segmenter_name`, once per (language, gold) in a process (it warns once anyway)."""
-    return segmenter_name(lang, gold)
-
-
 _warned: set[str] = set()
 
 
@@ -229,7 +223,7 @@ def _warn_missing(lang: str, dist: str) -> None:
 
 
 def word_spans(lang: str, text: str, gold: list[str] | None) -> list[tuple[int, int]] | None:
-    name = _segmenter_name(lang, gold is not None)
+    name = segmenter_name(lang, gold is not None)
     if name is None:
         return None
     if name == "gold":

@@ -135,3 +135,13 @@ def test_special_files_are_refused(tmp_path):
     os.mkfifo(tmp_path / "fifo.jsonl")
     with pytest.raises(TokstatError):
         load_tokenizer(f"ids:{tmp_path}/fifo.jsonl?vocab={tmp_path}/tok.json")
+
+
+def test_a_piece_shaped_like_a_byte_but_not_hex_is_an_ordinary_piece(tmp_path):
+    """``<0xZZ>`` is no byte: it spells itself (it used to end in an internal error)."""
+    (tmp_path / "v.json").write_text(json.dumps({"<0xZZ>": 0, "<0x41>": 1, "▁a": 2}), encoding="utf-8")
+    (tmp_path / "t.jsonl").write_text(json.dumps({"text": "<0xZZ>A a", "ids": [0, 1, 2]}) + "\n", encoding="utf-8")
+    a = load_tokenizer(f"ids:{tmp_path}/t.jsonl?vocab={tmp_path}/v.json&spelling=sentencepiece")
+    enc = a.encode_spans(["<0xZZ>A a"])
+    assert enc.tokens(0) == [0, 1, 2] and enc.spans(0) == [(0, 6), (6, 7), (7, 9)]
+    assert a.byte_fallback.tolist() == [False, True, False]

@@ -111,12 +111,11 @@ def resolve_tokenizers(tokenizers: list[str | Adapter], corpus: Corpus) -> list[
 def with_backend(adapters: list[Adapter], backend: str | None, corpus: Corpus, langs: list[str]) -> list[Adapter]:
     """``adapters`` counted by the backend asked for (:func:`tokstat.adapters.fast.select_backend`),
     verified on the head of ``corpus`` (up to ``VERIFY_PER_LANGUAGE`` texts of every language)."""
-    from .adapters.fast import BACKENDS, FastAdapter, select_backend, supports, verification_sample
+    from .adapters.fast import FastAdapter, check_backend, select_backend, supports, verification_sample
 
     if backend is None:             # as given: a caller that chose the backend already
         return adapters
-    if backend not in BACKENDS:
-        raise TokstatError(f"unknown backend {backend!r}", fix="use --backend auto, fast or reference")
+    check_backend(backend)          # before the corpus is read for the verification sample
     if backend != "reference" and not any(supports(a) is None and not isinstance(a, FastAdapter) for a in adapters):
         return select_backend(adapters, backend, [])      # nothing to verify: no need to read the corpus
     return select_backend(adapters, backend, [] if backend == "reference" else verification_sample(corpus, langs))

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from ._version import __version__
 from .errors import TokstatError
-from .adapters.base import byte_decoder
+from .adapters.base import byte_decoder, byte_piece
 from .io import write_files
 from .split import Split
 
@@ -168,7 +168,6 @@ def _texts(corpus, languages, split: Split) -> list[str]:
     return out
 
 
-_BYTE = __import__("re").compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
 def _sp_script(ch: str) -> str:
@@ -199,9 +198,9 @@ def _sp_words(sp, texts: list[str]) -> tuple[Counter, Counter]:
                 buf.clear()
 
         for p in pieces:
-            m = _BYTE.fullmatch(p)
-            if m:
-                buf.append(int(m.group(1), 16))
+            b = byte_piece(p)
+            if b is not None:
+                buf.append(b)
                 continue
             flush()
             if p.startswith("▁") and word:

@@ -18,6 +18,7 @@ import regex
 
 from .adapters import Adapter, load_tokenizer
 from .adapters.base import byte_decoder as _byte_decoder
+from .adapters.base import byte_piece
 
 #: scripts reported by name (the rest of the letters are ``other``)
 SCRIPTS = ["Latin", "Han", "Cyrillic", "Hangul", "Hiragana", "Katakana", "Arabic", "Devanagari", "Thai", "Greek",
@@ -79,7 +80,7 @@ def entries(adapter: Adapter) -> dict[int, bytes]:
             if sp.is_control(i) or sp.is_unknown(i):
                 continue
             p = sp.id_to_piece(i)
-            out[i] = bytes([int(p[3:5], 16)]) if sp.is_byte(i) else p.replace("▁", " ").encode("utf-8")
+            out[i] = bytes([byte_piece(p)]) if sp.is_byte(i) else p.replace("▁", " ").encode("utf-8")
         return out
     if isinstance(adapter, HFAdapter):
         import json
@@ -98,7 +99,7 @@ def entries(adapter: Adapter) -> dict[int, bytes]:
             if dec is not None and t not in added and all(c in dec for c in t):
                 out[i] = bytes(dec[c] for c in t)
             elif adapter.byte_fallback is not None and i < len(adapter.byte_fallback) and adapter.byte_fallback[i]:
-                out[i] = bytes([int(t[3:5], 16)])
+                out[i] = bytes([byte_piece(t)])
             elif model.get("type") == "WordPiece":
                 out[i] = (t[len(prefix):] if prefix and t.startswith(prefix) else " " + t).encode("utf-8")
             else:

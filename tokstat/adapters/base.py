@@ -115,6 +115,19 @@ def read_training_metadata(adapter: Adapter, path: Path) -> Adapter:
         return adapter
     return adapter
 
+_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+def byte_piece(piece: str) -> int | None:
+    """The byte a byte-fallback piece (``<0xE4>``) stands for, or None for any other piece.
+
+    >>> byte_piece("<0xE4>"), byte_piece("<0xZZ>"), byte_piece("ab")
+    (228, None, None)
+    """
+    m = _BYTE_PIECE.fullmatch(piece)
+    return int(m.group(1), 16) if m else None
+
+
 def byte_decoder() -> dict[str, int]:
     """GPT-2's byte-level alphabet, inverted: symbol -> byte.
 
@@ -145,6 +158,20 @@ def spans_from_lengths(lens: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray
     return ends - lens, ends
 
 
+
+
+def unspelt(lens: np.ndarray, counts: np.ndarray, texts: list[str]) -> np.ndarray:
+    """Indices of the texts whose tokens' byte lengths (``lens``, flat; ``counts`` per text) do not
+    add up to the text's UTF-8 length: a normaliser changed them, or the ids are wrong.
+
+    >>> unspelt(np.array([1, 2, 3]), np.array([2, 1]), ["abc", "ab"]).tolist()
+    [1]
+    """
+    c = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=c[1:])
+    off = offsets(counts)
+    nbytes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts))
+    return np.flatnonzero(c[off[1:]] - c[off[:-1]] != nbytes)
 
 
 def fix_byte_runs(ids: np.ndarray, counts: np.ndarray, starts: np.ndarray, ends: np.ndarray,

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import TokstatError
 from ..utf8 import offsets
-from .base import Adapter, native_errors, spans_from_lengths
+from .base import Adapter, native_errors, spans_from_lengths, unspelt
 
 BACKENDS = ("auto", "fast", "reference")
 #: versions of gigatoken whose ids were verified identical on tokstat's test suite (0.9 had a
@@ -182,11 +182,8 @@ class FastAdapter(Adapter):
         with native_errors(self.id):
             ids, counts = self.encode_fast(texts)
         lens = self._lens[ids - self.id_offset] if len(ids) else np.zeros(0, dtype=np.int64)
-        c = np.zeros(len(lens) + 1, dtype=np.int64)
-        np.cumsum(lens, out=c[1:])
+        bad = unspelt(lens, counts, texts)
         off = offsets(counts)
-        nbytes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts))
-        bad = np.flatnonzero(c[off[1:]] - c[off[:-1]] != nbytes)
         starts, ends = spans_from_lengths(lens, counts)
         if len(bad):
             # a normaliser changed the text (the reference takes its offsets path for these texts), or
@@ -194,7 +191,7 @@ class FastAdapter(Adapter):
             r_ids, r_counts, r_starts, r_ends = self.ref._encode([texts[i] for i in bad])
             f_ids = np.concatenate([ids[off[i]:off[i + 1]] for i in bad])
             if not (np.array_equal(r_counts, counts[bad]) and np.array_equal(r_ids, f_ids)):
-                self._turn_off(f"a text of {int(nbytes[bad[0]]):,} bytes differs")
+                self._turn_off(f"a text of {len(texts[bad[0]].encode('utf-8')):,} bytes differs")
                 return self.ref._encode(texts)
             ro = offsets(r_counts)
             for k, i in enumerate(bad):       # same ids: the reference's spans for these texts
@@ -223,13 +220,18 @@ def first_difference(fast: FastAdapter, texts: list[str]) -> str | None:
     return "the batches differ"   # pragma: no cover - equal texts, unequal batches
 
 
+def check_backend(backend: str) -> None:
+    """Refuse a backend name that is not one of :data:`BACKENDS`."""
+    if backend not in BACKENDS:
+        raise TokstatError(f"unknown backend {backend!r}", fix="use --backend auto, fast or reference")
+
+
 def select_backend(adapters: list[Adapter], backend: str, sample: list[str]) -> list[Adapter]:
     """The adapters to count with: ``reference`` keeps them; ``fast`` and ``auto`` give each
     byte-level BPE tokenizer gigatoken's ids once they equal the reference library's on ``sample``
     (the run's verification texts) and :data:`PROBES`. ``fast`` says why a tokenizer stays on the
     reference (not installed, another kind, a difference); ``auto`` only warns about a difference."""
-    if backend not in BACKENDS:
-        raise TokstatError(f"unknown backend {backend!r}", fix="use --backend auto, fast or reference")
+    check_backend(backend)
     if backend == "reference":
         return [a.ref if isinstance(a, FastAdapter) else a for a in adapters]
     if _gigatoken() is None:

@@ -16,7 +16,7 @@ from tokenizers import Tokenizer
 from ..errors import TokstatError
 from ..io import read_input
 from ..utf8 import char_to_byte, offsets
-from .base import Adapter, fix_byte_runs, flatten, monotone, read_training_metadata, spans_from_lengths
+from .base import Adapter, byte_piece, fix_byte_runs, flatten, monotone, read_training_metadata, spans_from_lengths, unspelt
 
 
 def _uses_byte_level(cfg: dict) -> bool:
@@ -62,7 +62,7 @@ class HFAdapter(Adapter):
         self.byte_fallback = np.zeros(self.n_ids, dtype=bool)
         if model.get("byte_fallback"):
             for t, i in vocab.items():
-                if len(t) == 6 and t.startswith("<0x") and t.endswith(">"):
+                if byte_piece(t) is not None:
                     self.byte_fallback[i] = True
         self._lens = None
         if self.byte_level:
@@ -97,11 +97,8 @@ class HFAdapter(Adapter):
             ids, counts = flatten([e.ids for e in self.tok.encode_batch_fast(texts, add_special_tokens=False)])
             lens = self._lens[ids]
             starts, ends = spans_from_lengths(lens, counts)
-            c = np.zeros(len(lens) + 1, dtype=np.int64)
-            np.cumsum(lens, out=c[1:])
+            bad = unspelt(lens, counts, texts)
             off = offsets(counts)
-            nbytes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=n)
-            bad = np.flatnonzero(c[off[1:]] - c[off[:-1]] != nbytes)
             if not len(bad):
                 return ids, counts, starts, ends
             # a normaliser changed the text: those texts take the offsets path

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import TokstatError
 from ..io import read_input
-from .base import Adapter, flatten
+from .base import Adapter, byte_piece, flatten
 
 SPELLINGS = ("byte-level", "sentencepiece", "plain")
 
@@ -67,8 +67,8 @@ def _vocab(path: Path, spelling: str | None) -> tuple[dict[str, int] | None, dic
     for k, i in v.items():
         if spelling == "byte-level" and all(c in dec for c in k):
             out[i] = bytes(dec[c] for c in k)
-        elif spelling == "sentencepiece" and len(k) == 6 and k.startswith("<0x") and k.endswith(">"):
-            out[i] = bytes([int(k[3:5], 16)])
+        elif spelling == "sentencepiece" and byte_piece(k) is not None:
+            out[i] = bytes([byte_piece(k)])
             byte_ids.add(i)
         elif spelling == "sentencepiece":
             out[i] = k.replace("▁", " ").encode("utf-8")

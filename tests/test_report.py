@@ -400,6 +400,21 @@ def test_report_without_a_pivot(tmp_path):
     assert "premium" not in _charts(page) and "×" not in _answers(page)["tokenizer"]
 
 
+def test_a_premium_without_an_interval_is_drawn(tmp_path):
+    """A premium on too few segments to resample has no interval: its bar is drawn, the axis spans
+    the longest bar (this was an internal error when no language had an interval)."""
+    from tokstat.report.charts import bars
+
+    c = compare("sample", ["train:bpe:1500"], n_boot=10)
+    nulls = c.with_columns(pl.lit(None, dtype=pl.Float64).alias("premium_ci_low"),
+                           pl.lit(None, dtype=pl.Float64).alias("premium_ci_high"))
+    fig = bars(nulls, "premium", "premium", languages=["zh"], lo="premium_ci_low", hi="premium_ci_high", ref=1.0)
+    ax = fig.axes[0]
+    assert ax.get_xlim()[1] >= nulls.filter(pl.col("language") == "zh")["premium"][0]
+    page = report({"compare": nulls}, tmp_path / "r.html").read_text()
+    assert 'data-chart="premium"' in page
+
+
 # ---------------------------------------------------------------- the charts' layout, checked on the figures
 
 def _sweep_like(langs=("en", "ja", "ko", "zh"), sizes=(8000, 16000, 32000, 48000, 64000)):

@@ -124,3 +124,71 @@ def test_unspaced_scripts_get_words_from_icu(lang, text):
         assert spans == icu
     else:
         assert all(not all(c in "་།" for c in text[a:b]) for a, b in spans)   # no word is a bare tsheg
+
+
+# ---------------------------------------------------------------- a segmenter chosen per language
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["저는", "한국어를", "공부합니다", "했어요", "서울에", "살아요", " ", "  ", ".", "!", "2024년",
+                                 "AI", "\n", "먹었다", "갔습니다"]), min_size=1, max_size=30))
+def test_kiwi_words_are_kiwis_morphemes_as_non_overlapping_spans(parts):
+    kiwipiepy = pytest.importorskip("kiwipiepy")
+    from tokstat.segmenters import kiwi_words
+
+    text = "".join(parts)
+    spans = kiwi_words(text)
+    assert all(0 <= a < b <= len(text) for a, b in spans)
+    assert all(b1 <= a2 for (_, b1), (a2, _) in zip(spans, spans[1:]))          # sorted, never overlapping
+    assert all(text[a:b].strip() for a, b in spans)
+    # oracle: every boundary is a boundary of one of Kiwi's own morphemes, and every morpheme lies
+    # inside one span (morphemes sharing characters, a contraction, are one span)
+    morphs = [(t.start, t.start + t.len) for t in kiwipiepy.Kiwi().tokenize(text) if text[t.start:t.start + t.len].strip()]
+    edges = {a for a, _ in morphs} | {b for _, b in morphs}
+    assert {a for a, _ in spans} | {b for _, b in spans} <= edges
+    assert all(any(a <= m0 and m1 <= b for a, b in spans) for m0, m1 in morphs)
+
+
+def test_choices_are_checked():
+    from tokstat.errors import TokstatError
+    from tokstat.segmenters import check_choice, segmenter_name
+
+    with pytest.raises(TokstatError, match="unknown segmenter 'mecab2' for ja"):
+        check_choice("ja", "mecab2")
+    with pytest.raises(TokstatError, match="the kiwi segmenter is for ko, not en"):
+        check_choice("en", "kiwi")
+    assert segmenter_name("ko", True, "default") == "gold"
+    assert segmenter_name("ko", True, "regex") == "regex"        # a choice wins over gold words
+
+
+def test_a_missing_chosen_segmenter_names_the_extra(monkeypatch):
+    import tokstat.segmenters as seg
+    from tokstat.errors import TokstatError
+
+    monkeypatch.setattr(seg, "_have", lambda dist: None)
+    with pytest.raises(TokstatError, match=r"needs kiwipiepy.*tokstat\[words\]"):
+        seg.check_choice("ko", "kiwi")
+
+
+def test_compare_segmenter_option(tmp_path, capsys):
+    pytest.importorskip("kiwipiepy")
+    from tokstat import compare, load_corpus
+    from tokstat.cli import main
+    from tokstat.segmenters import kiwi_words
+
+    src = tmp_path / "p.tsv"
+    src.write_text("en\tko\n" + "".join(f"I studied Korean {i} times.\t저는 한국어를 {i}번 공부했습니다.\n" for i in range(30)),
+                   encoding="utf-8")
+    c = load_corpus(str(src))
+    plain = compare(c, ["tiktoken:cl100k_base"], n_boot=0)
+    kiwi = compare(c, ["tiktoken:cl100k_base"], n_boot=0, segmenters={"ko": "kiwi"})
+    k = kiwi.filter(kiwi["language"] == "ko").row(0, named=True)
+    p = plain.filter(plain["language"] == "ko").row(0, named=True)
+    assert "|words:kiwi-" in k["signature"] and "|words:regex" in p["signature"]
+    assert k["tokens"] == p["tokens"] and k["words"] > p["words"]
+    assert k["words"] == sum(len(kiwi_words(s.texts["ko"])) for s in c)
+    for args, match in ((["--segmenter", "ko"], "is not LANG=NAME"), (["--segmenter", "ko=mecab"], "unknown segmenter"),
+                        (["--segmenter", "en=kiwi"], "is for ko, not en"), (["--segmenter", "ja=icu"], "not a language of the corpus"),
+                        (["--segmenter", "ko=kiwi", "--segmenter", "ko=regex"], "names ko twice"),
+                        (["--segmenter", "=kiwi"], "is not LANG=NAME")):
+        assert main(["compare", str(src), "-t", "tiktoken:cl100k_base", "--quiet", *args]) != 0, args
+        assert match in capsys.readouterr().err, args

@@ -38,6 +38,8 @@ _LAZY = {
     "show": "tokstat.show",
     "worst": "tokstat.show",
     "robustness": "tokstat.show",
+    "group_summary": "tokstat.groups",
+    "lorenz_table": "tokstat.groups",
 }
 
 __all__ = ["Corpus", "CorpusInfo", "Segment", "Split", "TokstatError", "corpus_info", *_LAZY, "__version__"]

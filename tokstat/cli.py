@@ -397,6 +397,11 @@ backend_option = click.option(
               "a calibrated premium")
 @click.option("--format", "table_format", type=click.Choice(["table", "md", "latex"]), default="table",
               show_default=True, help="print the compact table as a terminal table, Markdown or LaTeX (booktabs)")
+@click.option("--group-by", help="also the results by script, family, macroarea or resource level (comma-separated; "
+              "as tokstat groups)")
+@click.option("--segmenter", "segmenter_choices", multiple=True, metavar="LANG=NAME",
+              help="another word segmenter for a language, repeatable: regex, icu (ICU's dictionary word break), "
+                   "kiwi (Korean morphemes), default")
 @boot_seed_option
 @click.option("--workers", type=int, help="worker processes (default: all cores); results do not depend on it")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -407,19 +412,28 @@ backend_option = click.option(
 @quiet_option
 @wide_option
 def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, sort_by, matrix, show_signatures,
-            calibrate, table_format, boot_seed, workers, engine, address, backend, max_chars, quiet, **kw):
+            calibrate, table_format, group_by, segmenter_choices, boot_seed, workers, engine, address, backend, max_chars, quiet, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
 
     if segments_text and not segments_out:
         raise TokstatError("--segments-text needs --segments-out", fix="add --segments-out segments.parquet")
+    dims = [d.strip() for d in (group_by or "").split(",") if d.strip()]
+    chosen = _segmenter_choices(segmenter_choices)
+    if group_by is not None:
+        from .groups import DIMENSIONS
+
+        bad_dims = [d for d in dims if d not in DIMENSIONS] or ([] if dims else [group_by])
+        if bad_dims:
+            raise TokstatError(f"unknown grouping {bad_dims[0]!r}", fix=f"--group-by {','.join(DIMENSIONS)} "
+                               "(your own groups: tokstat groups --by custom --groups FILE)")
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs=inputs_of(corpus_spec, c))
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
                       progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text,
-                      calibrate=calibrate, backend=backend)
+                      calibrate=calibrate, backend=backend, segmenters=chosen)
     df, segs = res if segments_out else (res, None)
     shown = df.sort(sort_by, descending=SORTS[sort_by], nulls_last=True, maintain_order=True) if sort_by else df
     rows = list(shown.iter_rows(named=True))
@@ -433,6 +447,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
         click.echo(export_table(rows, SHOWN, _premium_cell, table_format,
                                 caption=f"{title}; {len(set(df['signature'].to_list()))} signature(s) in the --out files"),
                    nl=False)
+        _print_groups(_group_rows(df, dims, None, None), table_format)
         tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
         if tables:
             write_tables(tables)
@@ -452,6 +467,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
                 _print(f"parity across languages, {r['tokenizer']}: Gini {r['premium_gini']:.3f} (mean of ratios "
                        f"{r['premium_mean_of_ratios_gini']:.3f}), max/min {r['premium_max_over_min']:.2f}, "
                        f"worst {r['premium_worst_language']}")
+    _print_groups(_group_rows(df, dims, None, None))
     _signatures(df, every=show_signatures)
     tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
     if tables:
@@ -770,6 +786,113 @@ def overlap_cmd(tokenizers, out, png, as_json):
         outputs[out] = table_bytes(df, Path(out).suffix)
     if png:
         outputs[png] = overlap_png(df)
+    if outputs:
+        write_outputs(outputs)
+        for p in outputs:
+            _print(f"wrote {p}")
+
+
+def _segmenter_choices(items) -> dict[str, str]:
+    """``--segmenter LANG=NAME`` options as a dict (codes normalised; a language twice is an error)."""
+    from .langs import normalize_lang
+    from .segmenters import CHOICES, check_choice
+
+    out: dict[str, str] = {}
+    for item in items:
+        lang, eq, name = item.partition("=")
+        if not eq or not lang.strip() or not name.strip():
+            raise TokstatError(f"--segmenter {item!r} is not LANG=NAME", fix=f"e.g. --segmenter ko=kiwi ({', '.join(CHOICES)})")
+        code = normalize_lang(lang.strip())
+        if code in out:
+            raise TokstatError(f"--segmenter names {code} twice", fix="give each language one segmenter")
+        check_choice(code, name.strip())
+        out[code] = name.strip()
+    return out
+
+
+def _group_rows(df, dims: list[str], value, groups_file) -> list:
+    """The group_summary tables of ``dims`` (``custom`` needs ``groups_file``)."""
+    from .groups import DIMENSIONS, group_summary, read_groups
+
+    groups = read_groups(groups_file) if groups_file else None
+    out = []
+    for by in dims:
+        if by == "custom" and groups is None:
+            raise TokstatError("--by custom needs --groups FILE", fix="pass --groups with language,group lines")
+        if by not in (*DIMENSIONS, "custom"):
+            raise TokstatError(f"unknown grouping {by!r}", fix=f"use {', '.join(DIMENSIONS)} or custom")
+        out.append(group_summary(df, by, value=value, groups=groups))
+    return out
+
+
+GROUP_SHOWN = [("tokenizer", "tokenizer"), ("group", "group"), ("n_languages", "n"), ("languages", "languages"),
+               ("geo_mean", "geo. mean"), ("median", "median"), ("min", "min"), ("max", "max"),
+               ("worst_language", "worst")]
+
+
+def _group_cell(r: dict, c: str) -> str:
+    v = r[c]
+    return f"{v:.3f}" if isinstance(v, float) else ("–" if v is None else str(v))
+
+
+def _print_groups(tables: list, table_format: str = "table") -> None:
+    for g in tables:
+        if not g.height:
+            continue
+        title = f"by {g['dimension'][0]} — {g['value'][0]}, geometric mean over each group's languages"
+        if table_format != "table":
+            from .fmt import export_table
+
+            click.echo(export_table(list(g.iter_rows(named=True)), GROUP_SHOWN, _group_cell, table_format,
+                                    caption=title), nl=False)
+        else:
+            _print(_table(title, GROUP_SHOWN, g.iter_rows(named=True), _group_cell))
+
+
+@cli.command("groups")
+@click.argument("results")
+@click.option("--by", default="script,family,resource", show_default=True,
+              help="comma-separated: script, family, macroarea, resource (CLDR coverage level), custom (--groups)")
+@click.option("--value", help="the column summarised (default: premium, or tokens_per_byte without one)")
+@click.option("--groups", "groups_file", help="CSV/TSV with language and group columns: your own grouping (--by custom)")
+@click.option("--out", help="write every grouped table as one table (.parquet, .csv or .json)")
+@click.option("--png", help="write the Lorenz curve of the premiums (PNG)")
+@click.option("--format", "table_format", type=click.Choice(["table", "md", "latex"]), default="table", show_default=True,
+              help="print the tables as terminal tables, Markdown or LaTeX")
+def groups_cmd(results, by, value, groups_file, out, png, table_format):
+    """A compare --out table by script, language family, macroarea and resource level (geometric
+    mean, median, extremes per group), with the Gini coefficient and Lorenz curve of the premiums."""
+    import polars as pl
+
+    from .groups import lorenz_table
+    from .io import figure_bytes, table_bytes, write_outputs
+
+    check_outputs({"--out": (out, "table"), "--png": (png, "png")}, inputs=[results, *([groups_file] if groups_file else [])])
+    df = read_results_table(results, "tokstat compare --out")
+    missing = {"tokenizer", "language"} - set(df.columns)
+    if missing:
+        raise TokstatError(f"no {', '.join(sorted(missing))} column: not a compare table", path=results,
+                           fix="pass a file written by tokstat compare --out")
+    dims = [d.strip() for d in by.split(",") if d.strip()]
+    if not dims:
+        raise TokstatError("--by names no grouping", fix="pass --by script,family,resource")
+    tables = _group_rows(df, dims, value, groups_file)
+    _print_groups(tables, table_format)
+    has_premium = "premium" in df.columns and df["premium"].drop_nulls().len() > 0
+    lz = lorenz_table(df, value="premium") if has_premium else None
+    if lz is not None and lz.height and table_format == "table":
+        for (tok,), g in lz.group_by(["tokenizer"], maintain_order=True):
+            _print(f"Lorenz curve of the premiums, {tok}: Gini {g['gini'][0]:.3f} over {g.height} languages")
+    if png and lz is None:
+        raise TokstatError("--png draws the premiums' Lorenz curve; this table has no premium",
+                           fix="run compare on a parallel corpus with a --pivot, or drop --png")
+    outputs = {}
+    if out:
+        outputs[out] = table_bytes(pl.concat(tables, how="vertical"), Path(out).suffix)
+    if png:
+        from .report.charts import lorenz_curves
+
+        outputs[png] = figure_bytes(lorenz_curves(lz))
     if outputs:
         write_outputs(outputs)
         for p in outputs:

@@ -54,6 +54,20 @@ def chinese_scripts(segs: list[Segment], langs: list[str]) -> dict[str, str]:
     return out
 
 
+def text_scripts(c: Corpus, head: list[Segment], langs: list[str], mono: bool) -> dict[str, str | None]:
+    """The script each language's text is written in (:func:`tokstat.langs.text_script`), from the
+    head of the corpus (a monolingual corpus: from the head of each shard, up to SCRIPT_SAMPLE
+    documents per language); None for a language with no letter there."""
+    from .corpus import heads_by_language
+    from .langs import text_script
+
+    if mono:
+        heads = heads_by_language(c, langs, SCRIPT_SAMPLE)
+    else:
+        heads = {lang: [s.texts.get(lang, "") for s in head] for lang in langs}
+    return {lang: text_script(heads[lang]) for lang in langs}
+
+
 def roundtrip_rates(adapters: list[Adapter], segments: Iterable[Segment], langs: list[str], splits: dict,
                     n: int = ROUNDTRIP_SAMPLE) -> dict[tuple[str, str], float | None]:
     """Share of the first ``n`` non-empty texts per (tokenizer, language) — of the segments the
@@ -295,7 +309,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             return_segments: bool = False, workers: int | None = None, engine: str = "local",
             address: str | None = None, progress: bool | None = None, max_chars: int = MAX_CHARS,
             segments_text: bool = False, calibrate: str | Corpus | None = None, words: bool = True,
-            backend: str | None = "auto"):
+            backend: str | None = "auto", segmenters: dict[str, str] | None = None):
     """Compare tokenizers on a parallel corpus; returns a polars DataFrame with ``COMPARE_COLUMNS``.
 
     Each segment is encoded on its own without special tokens (``join=True``: one text per language).
@@ -313,7 +327,9 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     own documents, intervals are over documents, and there is no premium (no aligned content)
     unless ``calibrate`` names a parallel corpus: then the premium is calibrated
     (:func:`calibrated_premium`). ``words=False`` skips word segmentation (the per-word columns
-    are null): what a token budget needs, several times faster on Chinese (jieba).
+    are null): what a token budget needs, several times faster on Chinese (jieba). ``segmenters``
+    gives languages another word segmenter (``{"ko": "kiwi"}``: Korean morphemes; names in
+    :data:`tokstat.segmenters.CHOICES`), named in the signature.
     ``backend``: ``auto`` (default) counts byte-level BPE tokenizers with gigatoken where it is
     installed and its ids equal the reference library's on a sample of every language
     (:mod:`tokstat.adapters.fast`); ``fast`` insists (and says why a tokenizer stays on the
@@ -338,7 +354,12 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     ids = [a.id for a in adapters]
     if len(set(ids)) != len(ids):
         raise TokstatError(f"the same tokenizer id twice: {ids}", fix="pass each tokenizer once")
-    segname = {lang: segmenter_name(lang, lang in c.gold_words) if words else None for lang in langs}
+    for lang in segmenters or {}:
+        if lang not in langs:
+            raise TokstatError(f"--segmenter names {lang!r}, which is not a language of the corpus ({', '.join(langs)})",
+                               fix=f"use one of: {', '.join(langs)}")
+    segname = {lang: segmenter_name(lang, lang in c.gold_words, (segmenters or {}).get(lang)) if words else None
+               for lang in langs}
     if any(n and n.startswith("jieba") for n in segname.values()):
         jieba_words("预热")   # load the dictionary once, before workers are forked
     fp = c.fingerprint()
@@ -395,6 +416,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     head = list(islice(it, SCRIPT_SAMPLE))
     rt = roundtrip_rates(adapters, chain(head, it), langs, {a.id: job.split_of(a) or join_split for a in adapters})
     scripts = chinese_scripts(head, langs)
+    written = text_scripts(c, head, langs, mono)
     rows, seg_frames = [], []
     for a in adapters:
         singles = single_token_chars(a, set().union(*(stats[(a.id, lang)].cjk for lang in langs)))
@@ -404,7 +426,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                 warnings.warn(f"{lang}: {st.empty} empty {'document' if mono else 'segment'}(s) left out of its "
                               "rows (listed in --segments-out)", stacklevel=2)
             # the tokenizer's own vocabulary (regular tokens, specials excluded): what cost projections price
-            row = {"tokenizer": a.id, "language": lang, "vocab_size": a.vocab_size,
+            row = {"tokenizer": a.id, "language": lang, "script": written[lang], "vocab_size": a.vocab_size,
                    "tokenizer_family": family_of(a)}
             row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
                                  n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None and not mono))
@@ -424,7 +446,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     if mono and cal is None and pivot is not None:
         warnings.warn(f"{c.name} is monolingual (documents, no aligned content): no premium; give a parallel corpus "
                       "with --calibrate PARALLEL for a calibrated one", stacklevel=2)
-    df = pl.DataFrame(rows, schema_overrides={k: pl.Float64 for k in (
+    df = pl.DataFrame(rows, schema_overrides={"script": pl.Utf8} | {k: pl.Float64 for k in (
         "tokens_per_char", "tokens_per_byte", "tokens_per_char_ci_low", "tokens_per_char_ci_high",
         "tokens_per_byte_ci_low", "tokens_per_byte_ci_high", "chars_per_token", "bytes_per_token", "tokens_per_word",
         "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",

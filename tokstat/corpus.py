@@ -125,6 +125,27 @@ class Corpus:
                       shards=[s.select(languages) for s in self.shards] if self.shards else None, parent=self)
 
 
+def heads_by_language(corpus: Corpus, languages: list[str], per_language: int,
+                      max_segments: int = 50_000) -> dict[str, list[str]]:
+    """Up to ``per_language`` non-empty texts of every language from the head of the corpus (of each
+    shard, for a sharded corpus, so that languages kept in separate files are all covered); at most
+    ``max_segments`` segments are read in all."""
+    got: dict[str, list[str]] = {lang: [] for lang in languages}
+    parts = getattr(corpus, "shards", None) or [corpus]
+    budget = max_segments
+    for part in parts:
+        for seg in part:
+            budget -= 1
+            for lang, t in seg.texts.items():
+                if lang in got and t and len(got[lang]) < per_language:
+                    got[lang].append(t)
+            if budget <= 0 or all(len(v) >= per_language for v in got.values()):
+                break
+        if budget <= 0:
+            break
+    return got
+
+
 def content_fingerprint(segments: Iterable[Segment], languages: list[str]) -> str:
     """sha256 of the segments in order: each segment's id, and per language (sorted) its code, its
     NFC text and its gold words, as one JSON line. Content only: the file format, file names and

@@ -132,3 +132,66 @@ def chinese_script(texts) -> tuple[str | None, float | None]:
         return None, None
     share = t / (t + s)
     return ("Hant" if share >= 0.8 else "Hans" if share <= 0.2 else "mixed"), share
+
+
+#: Unicode scripts a text's script is chosen among (ISO 15924 codes; Han, kana and Hangul are
+#: refined to Hans/Hant, Jpan and Kore as CLDR writes Chinese, Japanese and Korean)
+TEXT_SCRIPTS = ("Latn", "Cyrl", "Grek", "Armn", "Geor", "Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Tfng", "Ethi", "Deva",
+                "Beng", "Guru", "Gujr", "Orya", "Taml", "Telu", "Knda", "Mlym", "Sinh", "Olck", "Mtei", "Tibt", "Thai",
+                "Laoo", "Khmr", "Mymr", "Hani", "Hira", "Kana", "Hang", "Mong", "Cher", "Cans", "Vaii", "Adlm", "Copt")
+_SCRIPT_OF = None
+_script_cache: dict[str, str | None] = {}
+
+
+def _char_script(ch: str) -> str | None:
+    global _SCRIPT_OF
+    if ch not in _script_cache:
+        if _SCRIPT_OF is None:
+            import regex
+
+            _SCRIPT_OF = regex.compile("|".join(rf"(?P<{s}>\p{{Script={s}}})" for s in TEXT_SCRIPTS))
+        m = _SCRIPT_OF.match(ch)
+        _script_cache[ch] = m.lastgroup if m else None
+    return _script_cache[ch]
+
+
+def text_script(texts, max_chars: int = 50_000) -> str | None:
+    """The script most of the letters of ``texts`` are written in (the first ``max_chars``
+    characters), as an ISO 15924 code: Han as Hans or Hant (:func:`chinese_script`; ``Hani`` when
+    the sample has no character that tells them apart or has both), Han with kana as Jpan, Hangul as
+    Kore; None without a letter of :data:`TEXT_SCRIPTS`.
+
+    >>> text_script(["ٱلْعَرَبِيَّة abc"]), text_script(["這是我們的書"]), text_script(["私は東京の大学で勉強しています"])
+    ('Arab', 'Hant', 'Jpan')
+    >>> text_script(["한국어 文字"]), text_script(["123 !?"])
+    ('Kore', None)
+    """
+    counts: dict[str, int] = {}
+    sample = []
+    n = 0
+    for t in texts:
+        if n >= max_chars:
+            break
+        t = t[:max_chars - n]
+        n += len(t)
+        sample.append(t)
+        for ch in t:
+            if ch.isalpha():
+                sc = _char_script(ch)
+                if sc is not None:
+                    counts[sc] = counts.get(sc, 0) + 1
+    if not counts:
+        return None
+    kana = counts.get("Hira", 0) + counts.get("Kana", 0)
+    cjk = counts.get("Hani", 0) + kana
+    best = max(counts, key=lambda k: (counts[k], k))
+    if kana and cjk >= max(counts.values()) and kana >= 0.05 * cjk:
+        return "Jpan"
+    if best == "Hang":
+        return "Kore"
+    if best in ("Hira", "Kana"):
+        return "Jpan"
+    if best == "Hani":
+        script, _ = chinese_script(sample)
+        return script if script in ("Hans", "Hant") else "Hani"
+    return best

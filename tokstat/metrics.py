@@ -13,7 +13,8 @@ from .counts import RATIO_SCALE, LangStats, percentile_from_counts
 #: information-theoretic columns (docs/metrics.md): entropies in bits of the unigram token distribution
 INFO_COLUMNS = ["shannon_entropy", "renyi_entropy_2_5", "renyi_entropy_3", "type_token_ratio", "vocab_utilisation",
                 "bits_per_byte", "bits_per_char"]
-COMPARE_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "segments", "chars", "bytes", "words", "tokens", "tokens_per_char",
+COMPARE_COLUMNS = ["tokenizer", "language", "script", "tokenizer_family", "vocab_size", "segments", "chars", "bytes", "words",
+                   "tokens", "tokens_per_char",
                    "tokens_per_char_ci_low", "tokens_per_char_ci_high",
                    "tokens_per_byte", "tokens_per_byte_ci_low", "tokens_per_byte_ci_high", "chars_per_token", "bytes_per_token", "tokens_per_word",
                    "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
@@ -22,7 +23,7 @@ COMPARE_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "s
                    "premium_mean_of_ratios", "premium_mor_ci_low", "premium_mor_ci_high",
                    "p50_tokens", "p95_tokens", "signature"]
 #: columns added after result files were first written: a file without them is still a compare table
-LATER_COLUMNS = {"tokens_per_char_ci_low", "tokens_per_char_ci_high", "tokens_per_byte_ci_low",
+LATER_COLUMNS = {"script", "tokens_per_char_ci_low", "tokens_per_char_ci_high", "tokens_per_byte_ci_low",
                  "tokens_per_byte_ci_high", *INFO_COLUMNS}
 RENYI_ALPHA = 2.5
 
@@ -130,6 +131,17 @@ def gini(values) -> float | None:
     if len(x) == 0 or x.mean() == 0:
         return None
     return float(np.abs(x[:, None] - x[None, :]).sum() / (2 * len(x) ** 2 * x.mean()))
+
+
+def pivot_of(results) -> str | None:
+    """The language every tokenizer's premium is 1 for (compare's pivot), or None."""
+    import polars as pl
+
+    langs = None
+    for _, grp in results.group_by("tokenizer", maintain_order=True):
+        ones = set(grp.filter(pl.col("premium") == 1.0)["language"].to_list())
+        langs = ones if langs is None else langs & ones
+    return sorted(langs)[0] if langs and len(langs) == 1 else None
 
 
 def parity_summary(df):

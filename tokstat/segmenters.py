@@ -3,6 +3,10 @@ Japanese, PyThaiNLP's newmm for Thai, ICU's dictionary word break (icu4py) for K
 Burmese and its syllables for Tibetan and Dzongkha, a Unicode regex for space-delimited scripts
 (Korean included: its words, eojeol, are space-delimited).
 
+A language's segmenter can be chosen instead (:data:`CHOICES`; ``compare --segmenter LANG=NAME``):
+``regex``, ``icu`` (ICU's dictionary word break, any language), ``kiwi`` (Korean morphemes, Kiwi
+through kiwipiepy), or the default. A choice is used even where the corpus has gold words.
+
 Never whitespace for Chinese, Japanese or Thai. The Japanese and Thai segmenters are the ``words``
 extra (``pip install 'tokstat[words]'``); without it a language written without spaces gets no
 words unless the corpus has gold words.
@@ -35,6 +39,9 @@ def regex_words(text: str) -> list[tuple[int, int]]:
     """
     return [m.span() for m in WORD_RE.finditer(text)]
 
+
+#: segmenters a language can be given instead of its default: name -> (distribution, languages or None for any)
+CHOICES = {"default": (None, None), "regex": (None, None), "icu": ("icu4py", None), "kiwi": ("kiwipiepy", {"ko"})}
 
 _jieba = None
 
@@ -183,8 +190,37 @@ def gold_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def segmenter_name(lang: str, gold: bool) -> str | None:
-    """The name that goes into the signature (``gold``, ``jieba-0.42.1``, ``regex``) or None."""
+def check_choice(lang: str, choice: str) -> None:
+    """A chosen segmenter exists, fits the language and is installed; else an error naming the fix."""
+    from .errors import TokstatError
+
+    if choice not in CHOICES:
+        raise TokstatError(f"unknown segmenter {choice!r} for {lang}", fix=f"choose one of: {', '.join(CHOICES)}")
+    dist, langs = CHOICES[choice]
+    if langs is not None and primary(lang) not in langs:
+        raise TokstatError(f"the {choice} segmenter is for {', '.join(sorted(langs))}, not {lang}",
+                           fix=f"drop --segmenter {lang}={choice}")
+    if dist is not None and _have(dist) is None:
+        raise TokstatError(f"the {choice} segmenter needs {dist}, which is not installed",
+                           fix="pip install 'tokstat[words]'")
+
+
+def segmenter_name(lang: str, gold: bool, choice: str | None = None) -> str | None:
+    """The name that goes into the signature (``gold``, ``jieba-0.42.1``, ``regex``) or None;
+    ``choice`` (:data:`CHOICES`) instead of the default.
+
+    >>> segmenter_name("en", False), segmenter_name("en", True), segmenter_name("en", True, "regex")
+    ('regex', 'gold', 'regex')
+    """
+    if choice is not None and choice != "default":
+        check_choice(lang, choice)
+        if choice == "regex":
+            return "regex"
+        if choice == "icu":
+            from icu4py._version import icu_version
+
+            return f"icu-{icu_version}" + ("-syllables" if primary(lang) in SYLLABLES else "")
+        return f"kiwi-{_have('kiwipiepy')}-morphemes"
     if gold:
         return "gold"
     p = primary(lang)
@@ -222,8 +258,41 @@ def _warn_missing(lang: str, dist: str) -> None:
                       "(pip install 'tokstat[words]')", stacklevel=3)
 
 
-def word_spans(lang: str, text: str, gold: list[str] | None) -> list[tuple[int, int]] | None:
-    name = segmenter_name(lang, gold is not None)
+_kiwi = None
+
+
+def kiwi_words(text: str) -> list[tuple[int, int]]:
+    """Korean morphemes from Kiwi (kiwipiepy), as spans of the text: morphemes that share characters
+    (a contraction: 했 = 하 + 었) are one span, so spans never overlap.
+
+    >>> kiwi_words("저는 공부합니다.")
+    [(0, 1), (1, 2), (3, 5), (5, 8), (8, 9)]
+    """
+    global _kiwi
+    if _kiwi is None:
+        from kiwipiepy import Kiwi
+
+        _kiwi = Kiwi()
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for piece in _chunks(text):
+        for tok in _kiwi.tokenize(piece):
+            a, b = tok.start + pos, tok.start + tok.len + pos
+            if not text[a:b].strip():
+                continue
+            if out and a < out[-1][1]:
+                out[-1] = (out[-1][0], max(b, out[-1][1]))
+            else:
+                out.append((a, b))
+        pos += len(piece)
+    return out
+
+
+def word_spans(lang: str, text: str, gold: list[str] | None, name: str | None = None) -> list[tuple[int, int]] | None:
+    """The words of ``text`` as character spans, by the segmenter ``name`` (:func:`segmenter_name`;
+    by default the language's own)."""
+    if name is None or (name == "gold" and gold is None):     # a segment without gold words: the default
+        name = segmenter_name(lang, gold is not None)
     if name is None:
         return None
     if name == "gold":
@@ -236,4 +305,6 @@ def word_spans(lang: str, text: str, gold: list[str] | None) -> list[tuple[int, 
         return thai_words(text)
     if name.startswith("icu"):
         return icu_words(text, primary(lang))
+    if name.startswith("kiwi"):
+        return kiwi_words(text)
     return regex_words(text)

@@ -273,20 +273,9 @@ def verification_sample(corpus, languages: list[str], per_language: int = VERIFY
     """Up to ``per_language`` non-empty texts of every language, from the head of the corpus (of each
     shard, for a sharded corpus, so that languages kept in separate files are all covered); at most
     ``max_segments`` segments are read in all."""
-    got = {lang: [] for lang in languages}
-    parts = getattr(corpus, "shards", None) or [corpus]
-    budget = max_segments
-    for part in parts:
-        for seg in part:
-            budget -= 1
-            for lang, t in seg.texts.items():
-                if lang in got and t and len(got[lang]) < per_language:
-                    got[lang].append(t)
-            if budget <= 0 or all(len(v) >= per_language for v in got.values()):
-                break
-        if budget <= 0:
-            break
-    return [t for v in got.values() for t in v]
+    from ..corpus import heads_by_language
+
+    return [t for v in heads_by_language(corpus, languages, per_language, max_segments).values() for t in v]
 
 
 def describe(adapters: list[Adapter]) -> dict[str, str]:

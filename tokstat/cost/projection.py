@@ -13,6 +13,7 @@ import math
 import polars as pl
 
 from ..errors import TokstatError
+from ..metrics import pivot_of
 from ..mix import Mix, amounts_from_results
 from ..mix import parse as parse_mix
 from .hardware import GPU, check_goodput, check_mfu, gpu_hours
@@ -122,15 +123,6 @@ def project_row(tpc: float, tokens: float, m: ModelConfig, g: GPU, *, gpus: int,
 def _positive(opt: str, v: float | None, example: str) -> None:
     if v is not None and not (math.isfinite(v) and v > 0):
         raise TokstatError(f"{opt} must be a finite positive number, got {v}", fix=f"e.g. {opt} {example}")
-
-
-def pivot_of(results: pl.DataFrame) -> str | None:
-    """The language every tokenizer's premium is 1 for (compare's pivot), or None."""
-    langs = None
-    for _, grp in results.group_by("tokenizer", maintain_order=True):
-        ones = set(grp.filter(pl.col("premium") == 1.0)["language"].to_list())
-        langs = ones if langs is None else langs & ones
-    return sorted(langs)[0] if langs and len(langs) == 1 else None
 
 
 def volume_tokens(results: pl.DataFrame, model: ModelConfig, *, train_chars=None, train_bytes=None, train_tokens=None,

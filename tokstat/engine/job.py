@@ -137,7 +137,7 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
             continue
         gw = cols_in.words.get(lang)
         words = None if job.segnames[lang] is None else [
-            word_spans(lang, t or "", gw[i] if gw is not None else None) for i, t in enumerate(texts)]
+            word_spans(lang, t or "", gw[i] if gw is not None else None, job.segnames[lang]) for i, t in enumerate(texts)]
 
         def build(pos):
             return TextBatch.build([texts[i] for i in pos], [ids[i] for i in pos],

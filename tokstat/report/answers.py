@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..cost.projection import MAX_UNK, pivot_of
+from ..cost.projection import MAX_UNK
+from ..metrics import pivot_of
 from ..errors import TokstatError
 from ..fmt import fmt, money
 from ..markup import Markup, h, join

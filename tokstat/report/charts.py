@@ -105,7 +105,8 @@ def bars(df: pl.DataFrame, col: str, xlabel: str, *, languages: list[str], lo: s
     fig, axes = plt.subplots(len(panels), 1, figsize=(WIDTH, max(1.6, sum(heights))), squeeze=False,
                              gridspec_kw={"height_ratios": heights}, layout="constrained")
     k = 100 if pct else 1
-    top = max(float((d[hi] if hi else d[col]).max()) for _, d in panels) * k
+    # the longest bar or interval (an interval may be null: a premium on too few segments to resample)
+    top = max(max(v for v in [d[col].max(), d[hi].max() if hi else None] if v is not None) for _, d in panels) * k
     for ax, (lang, d) in zip(axes[:, 0], panels):
         toks = d["tokenizer"].to_list()
         ys = np.arange(len(toks))[::-1]
@@ -263,6 +264,35 @@ def fairness_curves(pof: pl.DataFrame):
         ax.set_xlabel("vocabulary size")
         ax.grid(alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def lorenz_curves(lz: pl.DataFrame, bad: set[str] = frozenset()):
+    """The Lorenz curve of each tokenizer's premiums across languages (:func:`tokstat.groups.lorenz_table`):
+    languages from the lowest premium up on x, their share of all the tokens on y; the diagonal is
+    parity, and the Gini coefficient (twice the area between) is in the legend. Tokenizers
+    that lose text are grey and dashed."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.6), layout="constrained")
+    toks = lz["tokenizer"].unique(maintain_order=True).to_list()
+    names = short_ids(toks, LABEL)
+    for i, tok in enumerate(toks):
+        d = lz.filter(pl.col("tokenizer") == tok)
+        colour = BAD if tok in bad else PALETTE[i % len(PALETTE)]
+        x = [0.0, *d["share_of_languages"].to_list()]
+        y = [0.0, *d["cumulative_share"].to_list()]
+        ax.plot(x, y, marker="o", ms=3, color=colour, ls="--" if tok in bad else "-", lw=1.2,
+                label=f"{names[tok]}{' ⚠' if tok in bad else ''}: Gini {d['gini'][0]:.3f}")
+    ax.plot([0, 1], [0, 1], color="#888", lw=0.8, ls=":")
+    ax.set_xlim(0, 1.0)
+    ax.set_ylim(0, 1.0)
+    ax.xaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_xlabel("languages, lowest premium first")
+    ax.set_ylabel("share of the tokens")
+    ax.grid(alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(loc="upper left", frameon=False)     # the curves lie under the diagonal: the corner is free
     return fig
 
 

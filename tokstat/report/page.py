@@ -63,8 +63,8 @@ COST_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"),
 SWEEP_COMPACT = [("vocab_size", "vocabulary"), ("language", "language"), ("tokens_per_char", "tokens/char"),
                  ("tokens_per_word", "tokens/word"), ("premium", "premium [95 % CI]"),
                  ("continued_word_rate", "words split"), ("embedding_params", "embedding params")]
-LEFT = {"tokenizer", "language", "not_recommended_because", "text", "pivot_text", "segment", "signature", "volume",
-        "vocab_source", "mfu_source", "price_source", "tokenizer_family", "prefill_bound", "decode_bound",
+LEFT = {"tokenizer", "language", "group", "languages", "worst_language", "not_recommended_because", "text", "pivot_text",
+        "segment", "signature", "volume", "vocab_source", "mfu_source", "price_source", "tokenizer_family", "prefill_bound", "decode_bound",
         "train_fits", "fits", "model", "gpu", "train_precision"}
 HIDDEN = {"_file", "signature"}
 
@@ -132,6 +132,45 @@ def _order(c: pl.DataFrame, pivot: str | None) -> list[str]:
     return [lang for lang in langs if lang != pivot] + ([pivot] if pivot in langs else [])
 
 
+GROUP_COLS = [("tokenizer", "tokenizer"), ("group", "group"), ("n_languages", "languages"), ("languages", "which"),
+              ("geo_mean", "geometric mean"), ("median", "median"), ("max", "max"), ("worst_language", "worst")]
+
+
+def _groups(c: pl.DataFrame, pivot: str | None, best: str | None, bad: set[str], prefix: str,
+            figs: list[Chart]) -> Markup:
+    """The comparison by script, family and resource level (:mod:`tokstat.groups`) and the Lorenz
+    curve of the premiums, for a comparison of three languages or more."""
+    from ..groups import group_summary, lorenz_table
+
+    if c["language"].n_unique() < 3:
+        return Markup("")
+    value = "premium" if pivot is not None and c["premium"].drop_nulls().len() else "tokens_per_byte"
+    what = (h("the premium against {} (the pivot is left out of its group)", pivot) if value == "premium"
+            else Markup("tokens per byte (no premium: the corpus has no aligned pivot)"))
+    parts = [h('<h2 id="{}groups">By script, family and resource level</h2><p class="note">Per group of languages, {} '
+               "over the group's languages, for {}; every tokenizer in the folded tables. Families and macroareas "
+               "are Glottolog 5.1's, scripts the code's (or CLDR's likely script), resource levels CLDR's coverage "
+               "levels (docs/metrics.md).</p>", prefix, what, best or "each tokenizer")]
+    for by, title in (("script", "Script"), ("family", "Language family"), ("resource", "Resource level (CLDR coverage)")):
+        g = group_summary(c, by, value=value, pivot=pivot)
+        if not g.height:
+            continue
+        shown = g.filter(pl.col("tokenizer") == best) if best is not None else g
+        parts.append(h("<h3>{}</h3>", title) + table(shown, GROUP_COLS, bad=bad)
+                     + full(g.drop("dimension"), f"{title.lower()} (every tokenizer)"))
+    if value == "premium":
+        from .charts import lorenz_curves
+
+        lz = lorenz_table(c, value="premium")
+        ch = Chart(f"{prefix}lorenz", "Lorenz curve of the premiums", lorenz_curves(lz, bad),
+                   "Languages sorted from the lowest premium up (the pivot at 1 included) against their share of "
+                   "all the tokens the same content costs; the dotted diagonal is parity. Gini: twice the area "
+                   "between (0: every language pays the same).")
+        figs.append(ch)
+        parts.append(_charts([ch]))
+    return join("", parts)
+
+
 def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None = None) -> Markup:
     """The evidence for one corpus (``v``: its comparison's :func:`~.answers.verdict`); the charts
     drawn are appended to ``figs``."""
@@ -188,6 +227,7 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                              "table (docs/metrics.md)."))
         figs.extend(new)
         parts.append(_charts(new))
+        parts.append(_groups(c, pivot, best, bad, prefix, figs))
         segs = sec.get("segments")
         if segs is not None and segs.height:
             parts.append(h('<h2 id="{}distributions">Per-segment distributions</h2>', prefix))

@@ -23,7 +23,7 @@ from ..parse import corpus_of
 KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments", "budget", "extension")
 SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
 #: the text columns of result tables; every other column holds numbers (or, for these, booleans)
-TEXT_COLUMNS = {"tokenizer", "language", "segment", "text", "pivot_text", "signature", "tokenizer_family",
+TEXT_COLUMNS = {"tokenizer", "language", "script", "segment", "text", "pivot_text", "signature", "tokenizer_family",
                 "vocab_source", "volume", "train_fits", "prefill_bound", "decode_bound", "fits",
                 "not_recommended_because", "mfu_source", "train_precision", "price_source", "model", "gpu", "_file",
                 "mix_shares", "estimator", "base", "assumptions"}

@@ -118,3 +118,35 @@ def test_hostile_tokenizer_names_stay_plain_text_in_the_heatmap(tmp_path):
     (d / "tokenizer.json").write_text(trained(800).tok.to_str(), encoding="utf-8")
     df = overlap([load_tokenizer(f"hf:{d}/tokenizer.json"), trained(1200)])
     assert overlap_png(df)[:4] == b"\x89PNG"      # matplotlib would fail on bad math text if it parsed it
+
+
+# ---------------------------------------------------------------- in the report
+
+def test_the_report_shows_the_inventory_and_the_overlap(tmp_path):
+    import re
+
+    import polars as pl
+
+    from tokstat.fmt import fmt
+
+    a, b = trained(), train(SAMPLE, "bpe", 600).adapter
+    inv, ov = tmp_path / "inv.parquet", tmp_path / "ov.csv"
+    inventory([a, b]).write_parquet(inv)
+    overlap([a, b]).write_csv(ov)
+    out = tmp_path / "r.html"
+    assert main(["report", str(inv), str(ov), "--out", str(out)]) == 0      # no compare table needed
+    page = out.read_text(encoding="utf-8")
+    assert 'id="vocabularies"' in page and 'data-chart="overlap"' in page
+    cells = re.sub(r"<[^>]+>", "|", page[page.index('id="vocabularies"'):])
+    for r in pl.read_parquet(inv).filter(pl.col("class") == "Han").iter_rows(named=True):
+        assert f"|{fmt(r['share'], 'unk_rate')}|" in cells
+    j = pl.read_csv(ov).filter(pl.col("a") != pl.col("b"))["jaccard"][0]
+    assert f"|{fmt(j, 'jaccard')}|" in cells
+
+
+def test_a_damaged_inventory_file_is_refused(tmp_path, capsys):
+    bad = tmp_path / "inv.csv"
+    bad.write_text("tokenizer,entries,class,count,share\nt,10,Han,many,0.1\n", encoding="utf-8")
+    assert main(["report", str(bad), "--out", str(tmp_path / "r.html")]) == 2
+    assert "column count holds 'many', not numbers" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()

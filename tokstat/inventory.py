@@ -150,8 +150,28 @@ def overlap(tokenizers: list[str | Adapter]):
     return pl.DataFrame(rows)
 
 
+def overlap_figure(df, plt):
+    """A heatmap of ``coverage`` (row A, column B) drawn with ``plt`` (matplotlib.pyplot); labels
+    are plain text."""
+    ids = list(dict.fromkeys(df["a"].to_list()))
+    cov = {(a, b): v for a, b, v in zip(df["a"].to_list(), df["b"].to_list(), df["coverage"].to_list())}
+    m = [[cov.get((a, b)) or 0.0 for b in ids] for a in ids]
+    fig, ax = plt.subplots(figsize=(2 + 0.9 * len(ids), 1.5 + 0.8 * len(ids)))
+    im = ax.imshow(m, vmin=0, vmax=1, cmap="viridis")
+    ax.set_xticks(range(len(ids)), ids, rotation=40, ha="right")
+    ax.set_yticks(range(len(ids)), ids)
+    for i in range(len(ids)):
+        for j in range(len(ids)):
+            ax.text(j, i, f"{m[i][j]:.0%}", ha="center", va="center", color="white" if m[i][j] < 0.6 else "black",
+                    fontsize=8)
+    ax.set_title("share of the row's vocabulary the column also has")
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    return fig
+
+
 def overlap_png(df) -> bytes:
-    """A heatmap of ``coverage`` (row A, column B) as PNG bytes; labels are drawn as plain text."""
+    """:func:`overlap_figure` as PNG bytes."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -159,20 +179,8 @@ def overlap_png(df) -> bytes:
 
     from .io import figure_bytes
 
-    ids = list(dict.fromkeys(df["a"].to_list()))
-    m = [[df.filter((df["a"] == a) & (df["b"] == b))["coverage"][0] for b in ids] for a in ids]
     with plt.rc_context({"text.usetex": False, "text.parse_math": False}):
-        fig, ax = plt.subplots(figsize=(2 + 0.9 * len(ids), 1.5 + 0.8 * len(ids)))
-        im = ax.imshow(m, vmin=0, vmax=1, cmap="viridis")
-        ax.set_xticks(range(len(ids)), ids, rotation=40, ha="right")
-        ax.set_yticks(range(len(ids)), ids)
-        for i in range(len(ids)):
-            for j in range(len(ids)):
-                ax.text(j, i, f"{m[i][j]:.0%}", ha="center", va="center", color="white" if m[i][j] < 0.6 else "black",
-                        fontsize=8)
-        ax.set_title("share of the row's vocabulary the column also has")
-        fig.colorbar(im, ax=ax, fraction=0.046)
-        fig.tight_layout()
+        fig = overlap_figure(df, plt)
         data = figure_bytes(fig, dpi=110)
         plt.close(fig)
     return data

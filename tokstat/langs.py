@@ -155,7 +155,7 @@ def _char_script(ch: str) -> str | None:
     return _script_cache[ch]
 
 
-def text_script(texts, max_chars: int = 50_000) -> str | None:
+def text_script(texts, max_chars: int = 10_000) -> str | None:
     """The script most of the letters of ``texts`` are written in (the first ``max_chars``
     characters), as an ISO 15924 code: Han as Hans or Hant (:func:`chinese_script`; ``Hani`` when
     the sample has no character that tells them apart or has both), Han with kana as Jpan, Hangul as

@@ -63,7 +63,7 @@ COST_COMPACT = [("tokenizer", "tokenizer"), ("language", "language"),
 SWEEP_COMPACT = [("vocab_size", "vocabulary"), ("language", "language"), ("tokens_per_char", "tokens/char"),
                  ("tokens_per_word", "tokens/word"), ("premium", "premium [95 % CI]"),
                  ("continued_word_rate", "words split"), ("embedding_params", "embedding params")]
-LEFT = {"tokenizer", "language", "group", "languages", "worst_language", "not_recommended_because", "text", "pivot_text",
+LEFT = {"tokenizer", "language", "class", "a", "b", "group", "languages", "worst_language", "not_recommended_because", "text", "pivot_text",
         "segment", "signature", "volume", "vocab_source", "mfu_source", "price_source", "tokenizer_family", "prefill_bound", "decode_bound",
         "train_fits", "fits", "model", "gpu", "train_precision"}
 HIDDEN = {"_file", "signature"}
@@ -357,6 +357,35 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
     return join("", parts)
 
 
+def _vocabularies(inv: pl.DataFrame | None, ov: pl.DataFrame | None, figs: list[Chart]) -> Markup:
+    """What the vocabularies hold (``tokstat inventory --out``) and share (``tokstat overlap --out``)."""
+    from ..inventory import overlap_figure
+    from .charts import _plt
+
+    parts = []
+    if inv is not None and inv.height:
+        toks = list(dict.fromkeys(inv["tokenizer"].to_list()))
+        share = {(t, c): v for t, c, v in zip(inv["tokenizer"].to_list(), inv["class"].to_list(), inv["share"].to_list())}
+        classes = list(dict.fromkeys(inv["class"].to_list()))
+        rows = pl.DataFrame([{"class": c, **{t: fmt(share.get((t, c)), "unk_rate") for t in toks}} for c in classes],
+                            schema={"class": pl.String, **{t: pl.String for t in toks}})
+        parts.append(h('<h2 id="vocabularies">Vocabularies</h2><p class="note">The share of each vocabulary\'s '
+                       "entries by the script of their letters, digits, punctuation, whitespace and partial UTF-8 "
+                       "(bytes that are not whole characters), spelt as the bytes they stand for "
+                       "(docs/metrics.md).</p>{}", table(rows, [("class", "entries"), *[(t, t) for t in toks]])))
+    if ov is not None and ov.height:
+        if not parts:
+            parts.append(h('<h2 id="vocabularies">Vocabularies</h2>'))
+        ch = Chart("overlap", "Vocabulary overlap", overlap_figure(ov, _plt()),
+                   "The share of the row tokenizer's entries that the column tokenizer also has (coverage, "
+                   "asymmetric), compared on the bytes each entry stands for; Jaccard in the table.")
+        figs.append(ch)
+        pairs = ov.filter(pl.col("a") != pl.col("b"))
+        parts.append(_charts([ch]) + table(pairs, [("a", "A"), ("b", "B"), ("shared", "shared entries"),
+                                                   ("jaccard", "Jaccard"), ("coverage", "of A in B")]))
+    return join("", parts)
+
+
 def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, list[Chart], list[Answer]]:
     """``(html, charts, answers)`` for ``results`` (kind -> table) and ``extras`` (plan, mix, views, …)."""
     from .read import sections
@@ -388,6 +417,7 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
                            join("", [h("<dt>{}</dt><dd>{}</dd>", k, v) for k, v in asm])))
         block.append(section(sec, ex, prefix, figs, v))
         body.append(join("", block))
+    body.append(_vocabularies(results.get("inventory"), results.get("overlap"), figs))
     sigs = []
     for df in results.values():
         if isinstance(df, pl.DataFrame) and "signature" in df.columns:

@@ -23,7 +23,7 @@ from ..parse import corpus_of
 KINDS = ("compare", "sweep", "cost", "sweep_cost", "segments", "budget", "extension")
 SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
 #: the text columns of result tables; every other column holds numbers (or, for these, booleans)
-TEXT_COLUMNS = {"tokenizer", "language", "script", "segment", "text", "pivot_text", "signature", "tokenizer_family",
+TEXT_COLUMNS = {"tokenizer", "language", "script", "class", "a", "b", "segment", "text", "pivot_text", "signature", "tokenizer_family",
                 "vocab_source", "volume", "train_fits", "prefill_bound", "decode_bound", "fits",
                 "not_recommended_because", "mfu_source", "train_precision", "price_source", "model", "gpu", "_file",
                 "mix_shares", "estimator", "base", "assumptions"}
@@ -89,6 +89,10 @@ def kind_of(df: pl.DataFrame) -> str | None:
         return "sweep" if "requested_size" in cols else "compare"
     if SEGMENT_COLUMNS <= cols:
         return "segments"
+    if {"tokenizer", "entries", "class", "count", "share"} <= cols:
+        return "inventory"
+    if {"a", "b", "a_entries", "b_entries", "shared", "jaccard", "coverage"} <= cols:
+        return "overlap"
     return None
 
 
@@ -102,7 +106,7 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
         check_rates(df, p)
         k = kind_of(df)
         if k is None:
-            raise TokstatError("not a tokstat compare, sweep, cost, budget, extend or segments result (columns: "
+            raise TokstatError("not a tokstat compare, sweep, cost, budget, extend, inventory, overlap or segments result (columns: "
                                f"{', '.join(df.columns[:6])}…)", path=p,
                                fix="pass files written by tokstat compare/sweep/cost --out, compare --segments-out or "
                                    "extend (extension.parquet)")

@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 
 PCT = {"jaccard", "coverage", "token_share", "byte_share", "continued_word_rate", "split_char_rate", "unk_rate",
-       "roundtrip_rate", "byte_fallback_rate", "single_token_char_coverage", "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency",
+       "roundtrip_rate", "byte_fallback_rate", "single_token_char_coverage", "boundary_precision", "boundary_recall",
+       "boundary_f1", "renyi_efficiency",
        "renyi_efficiency_observed", "type_token_ratio", "vocab_utilisation",
        "mfu", "goodput", "changed_segments_share", "tokens_saved", "roundtrip_rate_after"}
 MULT = {"premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",

@@ -40,6 +40,7 @@ def test_every_info_column_is_in_compare_and_matches_tokenization_scorer():
         flat = [t for s in seqs for t in s.split()]
         assert row["type_token_ratio"] == pytest.approx(len(set(flat)) / len(flat))
         assert row["vocab_utilisation"] == pytest.approx(len(set(flat)) / a.vocab_size)
+        assert row["average_token_rank"] == pytest.approx(sum(int(t) + 1 for t in flat) / len(flat))
         width = math.ceil(math.log2(a.vocab_size))
         assert row["bits_per_byte"] == pytest.approx(len(flat) * width / sum(len(t.encode()) for t in held))
         assert row["bits_per_char"] == pytest.approx(len(flat) * width / sum(len(t) for t in held))

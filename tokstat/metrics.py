@@ -12,7 +12,7 @@ from .counts import RATIO_SCALE, LangStats, percentile_from_counts
 
 #: information-theoretic columns (docs/metrics.md): entropies in bits of the unigram token distribution
 INFO_COLUMNS = ["shannon_entropy", "renyi_entropy_2_5", "renyi_entropy_3", "type_token_ratio", "vocab_utilisation",
-                "bits_per_byte", "bits_per_char"]
+                "average_token_rank", "bits_per_byte", "bits_per_char"]
 COMPARE_COLUMNS = ["tokenizer", "language", "script", "tokenizer_family", "vocab_size", "segments", "chars", "bytes", "words",
                    "tokens", "tokens_per_char",
                    "tokens_per_char_ci_low", "tokens_per_char_ci_high",
@@ -76,11 +76,13 @@ def entropy_bits(histogram: np.ndarray, alpha: float = 1.0) -> float | None:
 def info_measures(histogram: np.ndarray | None, tokens: int, chars: int, nbytes: int, vocab_size: int) -> dict:
     """The :data:`INFO_COLUMNS` of one (tokenizer, language): Shannon and Rényi (α = 2.5, 3) entropy
     in bits, type–token ratio (distinct tokens / tokens), vocabulary utilisation (distinct tokens /
-    ``vocab_size``) and compression in bits, tokens × ⌈log2 V⌉ per byte and per character.
+    ``vocab_size``), average token rank (the frequency-weighted mean of the tokens' ranks, a token's
+    rank being its id + 1: the vocabulary's own order, BPE's merge order) and compression in bits,
+    tokens × ⌈log2 V⌉ per byte and per character.
 
     >>> m = info_measures(np.array([3, 1, 0, 0]), 4, 8, 8, 4)
-    >>> m["type_token_ratio"], m["vocab_utilisation"], m["bits_per_byte"]
-    (0.5, 0.5, 1.0)
+    >>> m["type_token_ratio"], m["vocab_utilisation"], m["average_token_rank"], m["bits_per_byte"]
+    (0.5, 0.5, 1.25, 1.0)
     """
     used = int((histogram > 0).sum()) if histogram is not None else 0
     width = math.ceil(math.log2(vocab_size)) if vocab_size > 1 else None
@@ -88,6 +90,8 @@ def info_measures(histogram: np.ndarray | None, tokens: int, chars: int, nbytes:
             "renyi_entropy_3": entropy_bits(histogram, 3.0),
             "type_token_ratio": used / tokens if tokens and histogram is not None else None,
             "vocab_utilisation": used / vocab_size if vocab_size and histogram is not None else None,
+            "average_token_rank": (float(np.dot(np.arange(1, len(histogram) + 1), histogram) / histogram.sum())
+                                   if histogram is not None and histogram.sum() else None),
             "bits_per_byte": tokens * width / nbytes if width and nbytes else None,
             "bits_per_char": tokens * width / chars if width and chars else None}
 

@@ -428,7 +428,7 @@ CASES = {
                                        r"none\.toml: models file not found"),
     "report-nothing": (lambda t: ["report", "--out", str(t / "r.html")], r"no result files given"),
     "report-results-not-a-table": (lambda t: ["report", w(t / "x.csv", "a,b\n1,2\n"), "--out", str(t / "r.html")],
-                                   r"x\.csv: not a tokstat compare, sweep, cost, budget, extend or segments result"),
+                                   r"x\.csv: not a tokstat compare, sweep, cost, budget, extend, inventory, overlap or segments result"),
     "report-one-id-two-tokenizers": (lambda t: ["report", *_clashing_results(t), "--out", w(t / "r.html", EARLIER)],
                                      r"two different tokenizers are both called 'train/bpe-1500'.*a\.csv.*b\.csv"),
     "report-segments-beside-two-corpora": (lambda t: ["report", results_csv(t / "r.csv"), _other_corpus_results(t),

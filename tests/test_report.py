@@ -208,7 +208,7 @@ def test_png_charts(readme_report):
 def test_unusable_results_are_refused(tmp_path):
     p = tmp_path / "x.csv"
     pl.DataFrame({"a": [1]}).write_csv(p)
-    with pytest.raises(TokstatError, match=r"x\.csv: not a tokstat compare, sweep, cost, budget, extend or segments result"):
+    with pytest.raises(TokstatError, match=r"x\.csv: not a tokstat compare, sweep, cost, budget, extend, inventory, overlap or segments result"):
         read_results([p])
     with pytest.raises(TokstatError, match="result file not found"):
         read_results([tmp_path / "none.parquet"])

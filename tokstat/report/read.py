@@ -108,8 +108,8 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
         if k is None:
             raise TokstatError("not a tokstat compare, sweep, cost, budget, extend, inventory, overlap or segments result (columns: "
                                f"{', '.join(df.columns[:6])}…)", path=p,
-                               fix="pass files written by tokstat compare/sweep/cost --out, compare --segments-out or "
-                                   "extend (extension.parquet)")
+                               fix="pass files written by tokstat compare/sweep/cost/inventory/overlap --out, compare "
+                                   "--segments-out or extend (extension.parquet)")
         out.setdefault(k, []).append(df.with_columns(pl.lit(str(p)).alias("_file")))
     return {k: pl.concat(v, how="diagonal_relaxed") for k, v in out.items()}
 

@@ -174,12 +174,48 @@ def _have(dist: str) -> str | None:
         return None
 
 
+#: every code point Python counts as whitespace (``str.isspace``)
+_WS = None
+#: from this many words on, :func:`gold_spans` first tries the vectorised layout check
+GOLD_VECTOR_MIN = 256
+
+
+def _tiled_spans(text: str, words: list[str]) -> list[tuple[int, int]] | None:
+    """The spans of ``words`` when the text is exactly the words in order with whitespace between
+    them (what a treebank sentence, or sentences joined by spaces, is); None otherwise. Each word then
+    starts where the text's non-whitespace characters reach the characters of the words before it,
+    which is where :func:`gold_spans` finds it: a word holds no whitespace, so no occurrence of it
+    can start inside the whitespace before it."""
+    import numpy as np
+
+    global _WS
+    if _WS is None:
+        _WS = np.array([c for c in range(0x3100) if chr(c).isspace()], dtype=np.uint32)
+    lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    if not len(words) or (lens == 0).any():
+        return None
+    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    keep = np.flatnonzero(~np.isin(cps, _WS))
+    if len(keep) != int(lens.sum()):
+        return None
+    joined = np.frombuffer("".join(words).encode("utf-32-le"), dtype=np.uint32)
+    if np.isin(joined, _WS).any() or not np.array_equal(cps[keep], joined):
+        return None
+    ends = np.cumsum(lens)
+    a, b = keep[ends - lens], keep[ends - 1] + 1
+    return list(zip(a.tolist(), b.tolist()))
+
+
 def gold_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     """Locate gold words in the text, left to right (words the text does not contain are skipped).
 
     >>> gold_spans("Ich ging zum Markt.", ["Ich", "ging", "zum", "Markt", "."])
     [(0, 3), (4, 8), (9, 12), (13, 18), (18, 19)]
     """
+    if len(words) >= GOLD_VECTOR_MIN:
+        tiled = _tiled_spans(text, words)
+        if tiled is not None:
+            return tiled
     out, pos = [], 0
     for w in words:
         i = text.find(w, pos)

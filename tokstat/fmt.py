@@ -146,17 +146,21 @@ def markdown_escape(text: object) -> str:
     return "".join("\\" + ch if ch in "\\|`*_[]<>#" else ch for ch in visible(text))
 
 
+#: columns of text, set flush left in exported tables
+EXPORT_LEFT = {"tokenizer", "language", "group", "languages", "worst_language", "class", "a", "b"}
+
+
 def export_table(rows: list[dict], cols: list[tuple[str, str]], cell, kind: str, caption: str = "") -> str:
     """The rows as a Markdown (``md``) or LaTeX (``latex``, booktabs) table, every cell escaped."""
     heads = [h for _, h in cols]
     body = [[cell(r, c) for c, _ in cols] for r in rows]
     if kind == "md":
         lines = ["| " + " | ".join(markdown_escape(h) for h in heads) + " |",
-                 "|" + "|".join("---" if c in ("tokenizer", "language") else "---:" for c, _ in cols) + "|"]
+                 "|" + "|".join("---" if c in EXPORT_LEFT else "---:" for c, _ in cols) + "|"]
         lines += ["| " + " | ".join(markdown_escape(v) for v in row) + " |" for row in body]
         return "\n".join(lines) + "\n"
     if kind == "latex":
-        spec = "".join("l" if c in ("tokenizer", "language") else "r" for c, _ in cols)
+        spec = "".join("l" if c in EXPORT_LEFT else "r" for c, _ in cols)
         lines = [r"\begin{table}", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
                  " & ".join(latex_escape(h) for h in heads) + r" \\", r"\midrule"]
         lines += [" & ".join(latex_escape(v) for v in row) + r" \\" for row in body]

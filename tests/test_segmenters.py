@@ -196,39 +196,28 @@ def test_compare_segmenter_option(tmp_path, capsys):
 
 # ---------------------------------------------------------------- gold words located fast
 
-def _gold_loop(text, words):
-    out, pos = [], 0
-    for w in words:
-        i = text.find(w, pos)
-        if i < 0:
-            continue
-        out.append((i, i + len(w)))
-        pos = i + len(w)
-    return out
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(min_size=0, max_size=6), min_size=1, max_size=40),
        st.lists(st.sampled_from([" ", "", "  ", "\t", "\u3000", "\n", "\u00a0", "x"]), min_size=41, max_size=41))
 def test_gold_spans_tiled_equals_the_find_loop(words, seps):
     from tokstat import segmenters
-    from tokstat.segmenters import _tiled_spans, gold_spans
+    from tokstat.segmenters import _tiled_spans, find_spans, gold_spans
 
     text = seps[0] + "".join(w + seps[i + 1] for i, w in enumerate(words))
     tiled = _tiled_spans(text, words)
     if tiled is not None:             # when the layout check accepts, the answer is the loop's
-        assert tiled == _gold_loop(text, words)
+        assert tiled == find_spans(text, words)
     old = segmenters.GOLD_VECTOR_MIN
     try:
         segmenters.GOLD_VECTOR_MIN = 1
-        assert gold_spans(text, words) == _gold_loop(text, words)
+        assert gold_spans(text, words) == find_spans(text, words)
     finally:
         segmenters.GOLD_VECTOR_MIN = old
 
 
 def test_gold_spans_tiled_on_joined_pud(shared):
     from tokstat import load_corpus
-    from tokstat.segmenters import _tiled_spans
+    from tokstat.segmenters import _tiled_spans, find_spans
 
     c = load_corpus(shared / "corpora/ud-pud")
     segs = list(c)
@@ -239,5 +228,5 @@ def test_gold_spans_tiled_on_joined_pud(shared):
         tiled = _tiled_spans(text, words)
         hits += tiled is not None
         if tiled is not None:
-            assert tiled == _gold_loop(text, words), lang
+            assert tiled == find_spans(text, words), lang
     assert hits >= 6       # most languages' gold words tile their text

@@ -419,15 +419,10 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
 
     if segments_text and not segments_out:
         raise TokstatError("--segments-text needs --segments-out", fix="add --segments-out segments.parquet")
-    dims = [d.strip() for d in (group_by or "").split(",") if d.strip()]
-    chosen = _segmenter_choices(segmenter_choices)
-    if group_by is not None:
-        from .groups import DIMENSIONS
+    from .groups import parse_dimensions
 
-        bad_dims = [d for d in dims if d not in DIMENSIONS] or ([] if dims else [group_by])
-        if bad_dims:
-            raise TokstatError(f"unknown grouping {bad_dims[0]!r}", fix=f"--group-by {','.join(DIMENSIONS)} "
-                               "(your own groups: tokstat groups --by custom --groups FILE)")
+    dims = parse_dimensions(group_by, "--group-by") if group_by is not None else []
+    chosen = _segmenter_choices(segmenter_choices)
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs=inputs_of(corpus_spec, c))
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
@@ -812,17 +807,12 @@ def _segmenter_choices(items) -> dict[str, str]:
 
 def _group_rows(df, dims: list[str], value, groups_file) -> list:
     """The group_summary tables of ``dims`` (``custom`` needs ``groups_file``)."""
-    from .groups import DIMENSIONS, group_summary, read_groups
+    from .groups import group_summary, read_groups
 
+    if "custom" in dims and groups_file is None:
+        raise TokstatError("--by custom needs --groups FILE", fix="pass --groups with language,group lines")
     groups = read_groups(groups_file) if groups_file else None
-    out = []
-    for by in dims:
-        if by == "custom" and groups is None:
-            raise TokstatError("--by custom needs --groups FILE", fix="pass --groups with language,group lines")
-        if by not in (*DIMENSIONS, "custom"):
-            raise TokstatError(f"unknown grouping {by!r}", fix=f"use {', '.join(DIMENSIONS)} or custom")
-        out.append(group_summary(df, by, value=value, groups=groups))
-    return out
+    return [group_summary(df, by, value=value, groups=groups) for by in dims]
 
 
 GROUP_SHOWN = [("tokenizer", "tokenizer"), ("group", "group"), ("n_languages", "n"), ("languages", "languages"),
@@ -864,7 +854,7 @@ def groups_cmd(results, by, value, groups_file, out, png, table_format):
     mean, median, extremes per group), with the Gini coefficient and Lorenz curve of the premiums."""
     import polars as pl
 
-    from .groups import lorenz_table
+    from .groups import lorenz_table, parse_dimensions
     from .io import figure_bytes, table_bytes, write_outputs
 
     check_outputs({"--out": (out, "table"), "--png": (png, "png")}, inputs=[results, *([groups_file] if groups_file else [])])
@@ -873,10 +863,7 @@ def groups_cmd(results, by, value, groups_file, out, png, table_format):
     if missing:
         raise TokstatError(f"no {', '.join(sorted(missing))} column: not a compare table", path=results,
                            fix="pass a file written by tokstat compare --out")
-    dims = [d.strip() for d in by.split(",") if d.strip()]
-    if not dims:
-        raise TokstatError("--by names no grouping", fix="pass --by script,family,resource")
-    tables = _group_rows(df, dims, value, groups_file)
+    tables = _group_rows(df, parse_dimensions(by, "--by", custom=True), value, groups_file)
     _print_groups(tables, table_format)
     has_premium = "premium" in df.columns and df["premium"].drop_nulls().len() > 0
     lz = lorenz_table(df, value="premium") if has_premium else None

@@ -43,6 +43,7 @@ from langcodes.data_dicts import LIKELY_SUBTAGS
 import polars as pl
 
 from .errors import TokstatError
+from .metrics import gini
 
 DIMENSIONS = ("script", "family", "macroarea", "resource")
 RESOURCE_LEVELS = ("modern", "moderate", "basic", "below basic")
@@ -150,6 +151,24 @@ def read_groups(path) -> dict[str, str]:
     return out
 
 
+def parse_dimensions(text: str, option: str, *, custom: bool = False) -> list[str]:
+    """The groupings named in a comma-separated option (``custom`` allowed where a groups file can
+    be given); an empty list or an unknown name is an error naming the option.
+
+    >>> parse_dimensions("family, script", "--by")
+    ['family', 'script']
+    """
+    dims = [d.strip() for d in text.split(",") if d.strip()]
+    allowed = (*DIMENSIONS, "custom") if custom else DIMENSIONS
+    if not dims:
+        raise TokstatError(f"{option} names no grouping", fix=f"pass {option} {','.join(DIMENSIONS)}")
+    for d in dims:
+        if d not in allowed:
+            raise TokstatError(f"unknown grouping {d!r}", fix=f"{option} takes {', '.join(allowed)}"
+                               + ("" if custom else " (your own groups: tokstat groups --by custom --groups FILE)"))
+    return dims
+
+
 def geo_mean(values) -> float | None:
     """The geometric mean of the positive values, or None.
 
@@ -173,18 +192,6 @@ def lorenz(values) -> tuple[np.ndarray, np.ndarray]:
     x = np.arange(len(v) + 1) / len(v)
     y = np.concatenate([[0.0], np.cumsum(v) / v.sum()])
     return x, y
-
-
-def lorenz_gini(x, y) -> float | None:
-    """Gini coefficient as 1 − twice the area under the Lorenz curve (trapezoids): the same number
-    as :func:`tokstat.metrics.gini` on the values.
-
-    >>> round(lorenz_gini(*lorenz([1, 2, 3, 4])), 4)
-    0.25
-    """
-    if len(x) < 2:
-        return None
-    return float(1 - np.sum(np.diff(x) * (y[1:] + y[:-1])))
 
 
 def _value(df: pl.DataFrame, value: str | None) -> str:
@@ -270,7 +277,7 @@ def lorenz_table(df: pl.DataFrame, *, value: str | None = None) -> pl.DataFrame:
     for (tok,), g in df.filter(pl.col(value).is_not_null()).group_by(["tokenizer"], maintain_order=True):
         g = g.sort(value, "language")
         x, y = lorenz(g[value].to_list())
-        gi = lorenz_gini(x, y)
+        gi = gini(g[value].to_list())      # 1 − twice the area under the curve: the Gini compare prints
         for i, (lang, v) in enumerate(zip(g["language"].to_list(), g[value].to_list()), start=1):
             rows.append({"tokenizer": tok, "language": lang, "value": value, "language_value": float(v),
                          "share_of_languages": float(x[i]), "cumulative_share": float(y[i]), "gini": gi})

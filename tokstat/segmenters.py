@@ -216,6 +216,16 @@ def gold_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
         tiled = _tiled_spans(text, words)
         if tiled is not None:
             return tiled
+    return find_spans(text, words)
+
+
+def find_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """:func:`gold_spans` one ``str.find`` at a time, for any text (the reference the vectorised
+    layout check is tested against).
+
+    >>> find_spans("a  b c", ["a", "x", "b"])
+    [(0, 1), (3, 4)]
+    """
     out, pos = [], 0
     for w in words:
         i = text.find(w, pos)

@@ -3,6 +3,8 @@ statistics stay bounded in size."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -160,3 +162,68 @@ def test_progress_counts_every_segment_with_workers(monkeypatch):
     for w in (1, 2):
         compare(str(SAMPLE), [Bytes()], workers=w, n_boot=0, progress=False)
     assert seen == [(400, text_bytes), (400, text_bytes)]
+
+
+# --- a batch of a few long texts on more than one core (--join): encoded and counted on threads ---
+
+@pytest.fixture(scope="module")
+def tiny_adapters(tmp_path_factory):
+    from tok_fixtures import tiny_files
+
+    from tokstat import load_tokenizer
+
+    files = tiny_files(tmp_path_factory.mktemp("tiny"))
+    return [Bytes(), load_tokenizer(f"tiktoken:{files['tiktoken']}?pattern=cl100k_base"),
+            *(load_tokenizer(f"{kind}:{files[kind]}") for kind in ("hf", "spm"))]
+
+
+def _threaded_and_not(corpus, adapters, **kw):
+    """compare on one core (the one-thread path) and on two (threads for a batch of a few texts)."""
+    return [compare(corpus, adapters, workers=w, n_boot=0, return_segments=True, **kw) for w in (1, 2)]
+
+
+def test_join_on_threads_equals_one_core(tiny_adapters):
+    (d1, s1), (d2, s2) = _threaded_and_not(load_corpus(str(SAMPLE)), tiny_adapters, join=True)
+    assert d1.equals(d2) and s1.equals(s2)
+    assert s1.height == len(tiny_adapters) * 2 and (s1["tokens"] > 1000).all()   # one long text each
+
+
+_text = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x30FF, blacklist_categories=("Cs",)), max_size=60)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(_text, _text, _text), min_size=1, max_size=8))
+def test_small_batches_on_threads_equal_one_core(tiny_adapters, rows):
+    segs = [Segment(str(i), {"en": a, "zh": b, "fr": c}) for i, (a, b, c) in enumerate(rows)]
+    corpus = Corpus("tiny", ["en", "zh", "fr"], lambda: iter(segs))
+    if not any(t.strip() for s in segs for t in s.texts.values()):
+        return
+    try:
+        (d1, s1), (d2, s2) = _threaded_and_not(corpus, tiny_adapters)
+    except TokstatError as e:          # e.g. no segment with text: both paths must refuse alike
+        with pytest.raises(TokstatError, match=re.escape(str(e.message)[:40])):
+            compare(corpus, tiny_adapters, workers=2, n_boot=0)
+        return
+    assert d1.equals(d2) and s1.equals(s2)
+
+
+def test_error_on_a_background_thread_reaches_the_caller():
+    import threading
+
+    before = threading.active_count()
+    segs = [Segment(str(i), {"en": "x", "zh": "爆" if i == 3 else "好"}) for i in range(10)]
+    c = Corpus("boom", ["en", "zh"], lambda: iter(segs))
+    for join in (True, False):
+        with pytest.raises(ValueError, match="boom"):
+            compare(c, [Bytes()], workers=2, join=join)
+    assert threading.active_count() == before      # the pools were shut down
+
+
+def test_encoded_texts_is_the_encoding_of_those_texts(tiny_adapters):
+    texts = ["the cat", "", "語言模型 tokens", "hello 中文 world", "x"]
+    for a in tiny_adapters:
+        whole = a.encode_spans(texts)
+        for i, j in ((0, 5), (1, 3), (2, 4), (4, 5), (3, 3)):
+            part, direct = whole.texts(i, j), a.encode_spans(texts[i:j])
+            for f in ("ids", "off", "starts", "ends", "partial"):
+                assert np.array_equal(getattr(part, f), getattr(direct, f)), (a.id, i, j, f)

@@ -89,17 +89,18 @@ def roundtrip_rates(adapters: list[Adapter], segments: Iterable[Segment], langs:
         if full:
             break
     out = {}
-    for a in adapters:
+    for a in adapters:              # one call per tokenizer for all languages' texts
+        flat = [t for lang in langs for t in texts[(a.id, lang)]]
+        ids = a.encode_batch(flat) if flat else []
+        k = 0
         for lang in langs:
             ts = texts[(a.id, lang)]
-            if not ts:
-                out[(a.id, lang)] = None
-                continue
             try:
-                ids = a.encode_batch(ts)
-                out[(a.id, lang)] = sum(a.decode(i) == t for i, t in zip(ids, ts)) / len(ts)
+                out[(a.id, lang)] = sum(a.decode(i) == t for i, t in zip(ids[k:k + len(ts)], ts)) / len(ts) \
+                    if ts else None
             except NotImplementedError:
                 out[(a.id, lang)] = None
+            k += len(ts)
     return out
 
 
@@ -402,7 +403,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             stats = run_ray(job, source, workers=workers, address=address, batch_size=batch_size,
                             shards=None if join else c.shards, progress=meter)
         else:
-            stats = run_local(job, source, workers=1 if join else workers, batch_size=batch_size,
+            stats = run_local(job, source, workers=workers, batch_size=batch_size,
                               progress=meter)
     first = adapters[0].id
     if not any(stats[(first, lang)].segments + stats[(first, lang)].empty for lang in langs):

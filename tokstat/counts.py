@@ -8,7 +8,9 @@ the counts of the union.
 from __future__ import annotations
 
 import zlib
+from itertools import chain
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import polars as pl
@@ -62,12 +64,50 @@ class TextBatch:
             np.cumsum(blen, out=cbyte[1:])
             cbase = np.zeros(len(texts) + 1, dtype=np.int64)
             np.cumsum([len(t) for t in texts], out=cbase[1:])
-            nwords = np.array([len(w) for w in words], dtype=np.int64)
-            flat = np.array([x for w in words for x in w], dtype=np.int64).reshape(-1, 2)
+            nwords = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+            flat = np.fromiter(chain.from_iterable(chain.from_iterable(words)), dtype=np.int64,
+                               count=2 * int(nwords.sum())).reshape(-1, 2)
             wseg = np.repeat(np.arange(len(texts)), nwords)
             ws = cbyte[flat[:, 0] + cbase[wseg]]
             we = cbyte[flat[:, 1] + cbase[wseg]]
         return cls(texts, ids, buf, base, cp, nw, ws, we, wseg)
+
+    # what every tokenizer's counts need of the text, computed once per batch (not per tokenizer)
+    @cached_property
+    def isb(self) -> np.ndarray:
+        """Is each byte position (and the end) a character boundary?"""
+        return char_boundaries(self.buf)
+
+    @cached_property
+    def ccum(self) -> np.ndarray:
+        """Characters starting before each byte position."""
+        c = np.zeros(len(self.buf) + 1, dtype=np.int64)
+        np.cumsum(self.isb[:-1], out=c[1:])
+        return c
+
+    @cached_property
+    def first_byte(self) -> np.ndarray:
+        """Byte position of each character."""
+        return np.flatnonzero(self.isb[:-1])
+
+    @cached_property
+    def word_keys(self) -> np.ndarray | None:
+        """:meth:`boundary_keys` of the words."""
+        return None if self.word_starts is None else self.boundary_keys(self.word_starts, self.word_ends, self.word_seg)
+
+    def boundary_keys(self, starts: np.ndarray, ends: np.ndarray, sseg: np.ndarray) -> np.ndarray:
+        """Sorted unique ``segment << 32 | position`` of the span boundaries ``starts``/``ends``
+        (global bytes; ``sseg`` their segments) in whitespace-free coordinates, both text ends
+        excluded; a cut inside a character is an odd half-position, distinct from every character
+        boundary."""
+        seg_nw0 = self.nw[self.base[:-1]]
+        seg_nwt = self.nw[self.base[1:]] - seg_nw0
+        pos = np.column_stack([starts, ends]).ravel()     # interleaved: in text order
+        s2 = np.repeat(sseg, 2)
+        q = self.nw[pos] - seg_nw0[s2]
+        q2 = 2 * q + (~self.isb[pos]).astype(np.int64)
+        keep = (q > 0) & (q < seg_nwt[s2])
+        return _unique_keys(s2[keep], q2[keep])
 
 
 def _unique_keys(seg: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -93,9 +133,7 @@ def _intersect_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def count_batch(tb: TextBatch, enc: Encoded, adapter: Adapter) -> dict[str, np.ndarray]:
     """Per-segment columns (see ``COLUMNS``) for one language batch and one tokenizer."""
     n = len(tb.texts)
-    isb = char_boundaries(tb.buf)
-    ccum = np.zeros(len(tb.buf) + 1, dtype=np.int64)
-    np.cumsum(isb[:-1], out=ccum[1:])          # characters starting before each byte position
+    isb, ccum = tb.isb, tb.ccum
     counts = np.diff(enc.off)
     seg = np.repeat(np.arange(n), counts)
     gs, ge = enc.starts + tb.base[seg], enc.ends + tb.base[seg]
@@ -106,34 +144,20 @@ def count_batch(tb: TextBatch, enc: Encoded, adapter: Adapter) -> dict[str, np.n
     cuts = np.concatenate([ts, te])
     inner = cuts[~isb[cuts]]
     split_chars = np.unique(ccum[inner] - 1)   # index of the character containing each cut
-    first_byte = np.flatnonzero(isb[:-1])
-    out["split_chars"] = np.bincount(np.searchsorted(tb.base, first_byte[split_chars], "right") - 1,
+    out["split_chars"] = np.bincount(np.searchsorted(tb.base, tb.first_byte[split_chars], "right") - 1,
                                      minlength=n)
     unk = np.isin(enc.ids, list(adapter.unk_ids)) if adapter.unk_ids else np.zeros(len(enc.ids), bool)
     out["unk_chars"] = np.bincount(seg[unk], weights=ccum[ge[unk]] - ccum[gs[unk]], minlength=n).astype(np.int64)
     bf = adapter.byte_fallback[enc.ids] if adapter.byte_fallback is not None else np.zeros(len(enc.ids), bool)
     out["byte_fallback_tokens"] = np.bincount(seg[bf], minlength=n)
-    # token boundaries in whitespace-free coordinates, excluding both text ends
-    seg_nw0 = tb.nw[tb.base[:-1]]
-    seg_nwt = tb.nw[tb.base[1:]] - seg_nw0
-
-    def boundaries(starts, ends, sseg):
-        pos = np.column_stack([starts, ends]).ravel()     # interleaved: in text order
-        s2 = np.repeat(sseg, 2)
-        q = tb.nw[pos] - seg_nw0[s2]
-        # a cut inside a character is made distinct from character boundaries (odd half-positions)
-        q2 = 2 * q + (~isb[pos]).astype(np.int64)
-        keep = (q > 0) & (q < seg_nwt[s2])
-        return _unique_keys(s2[keep], q2[keep])
-
-    bt = boundaries(ts, te, tseg)
+    bt = tb.boundary_keys(ts, te, tseg)
     out["token_boundaries"] = np.bincount(bt >> 32, minlength=n)
     if tb.word_starts is not None:
         first = np.searchsorted(te, tb.word_starts, "right")
         last = np.searchsorted(ts, tb.word_ends, "left")
+        bw = tb.word_keys
         out["words"] = np.bincount(tb.word_seg, minlength=n)
         out["continued_words"] = np.bincount(tb.word_seg[(last - first) >= 2], minlength=n)
-        bw = boundaries(tb.word_starts, tb.word_ends, tb.word_seg)
         out["word_boundaries"] = np.bincount(bw >> 32, minlength=n)
         out["boundary_tp"] = np.bincount(_intersect_sorted(bt, bw) >> 32, minlength=n)
     else:

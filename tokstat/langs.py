@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import langcodes
 
 from .errors import TokstatError
@@ -175,11 +177,11 @@ def text_script(texts, max_chars: int = 10_000) -> str | None:
         t = t[:max_chars - n]
         n += len(t)
         sample.append(t)
-        for ch in t:
-            if ch.isalpha():
-                sc = _char_script(ch)
-                if sc is not None:
-                    counts[sc] = counts.get(sc, 0) + 1
+    for ch, k in Counter("".join(sample)).items():     # each distinct character looked up once
+        if ch.isalpha():
+            sc = _char_script(ch)
+            if sc is not None:
+                counts[sc] = counts.get(sc, 0) + k
     if not counts:
         return None
     kana = counts.get("Hira", 0) + counts.get("Kana", 0)

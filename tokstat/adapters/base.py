@@ -46,6 +46,12 @@ class Encoded:
         a, b = self.off[i], self.off[i + 1]
         return list(zip(self.starts[a:b].tolist(), self.ends[a:b].tolist()))
 
+    def texts(self, a: int, b: int) -> Encoded:
+        """The encodings of texts ``a`` to ``b - 1``, as their own batch (views, not copies)."""
+        lo, hi = self.off[a], self.off[b]
+        return Encoded(self.ids[lo:hi], self.off[a:b + 1] - lo, self.starts[lo:hi], self.ends[lo:hi],
+                       self.partial[lo:hi])
+
 
 _STDERR_LOCK = threading.Lock()
 _PANIC = re.compile(rb"\n?^thread '[^\n]*' (?:\(\d+\) )?panicked at[^\n]*\n(?:.*\n)*?(?:note: [^\n]*\n|\Z)", re.M)

@@ -8,13 +8,15 @@ segment). Statistics are exact sums, so any split of the corpus into batches mer
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
 
 import numpy as np
 
-from ..adapters.base import Adapter
+from ..adapters.base import Adapter, Encoded
 from ..corpus import Segment
 from ..errors import TokstatError
 from ..counts import LangStats, TextBatch, buckets, count_batch
@@ -106,6 +108,49 @@ def check_lengths(job: Job, cols: Columns) -> None:
                                    + f", or raise the limit with --max-chars {len(texts[i])}")
 
 
+#: a batch of fewer segments than this (``--join``: one) counted on more than one core is encoded
+#: and counted on threads (:class:`Ahead`): a few long texts would otherwise leave the cores idle
+AHEAD_BELOW = 64
+
+
+class Ahead:
+    """A batch of a few long texts counted on ``threads`` cores. Each tokenizer encodes every
+    language's texts in one call, started at once on a background thread (the libraries release the
+    GIL) while the caller finds the words; each (tokenizer, language) is then counted on a pool of
+    ``threads`` threads (numpy releases the GIL in its loops). Only the order of the work changes:
+    the counts are those of the one-thread path."""
+
+    def __init__(self, adapters: list[Adapter], texts: dict[str, list[str]], langs: list[str], threads: int):
+        self.n = len(texts[langs[0]])
+        self.index = {lang: k for k, lang in enumerate(langs)}
+        flat = [t for lang in langs for t in texts[lang]]
+        self.encoders = ThreadPoolExecutor(min(threads, len(adapters)))
+        self.counters = ThreadPoolExecutor(threads)
+        self.encoded = {a.id: self.encoders.submit(a.encode_spans, flat) for a in adapters}
+        self.counted: list[Future] = []
+
+    def count(self, adapter: Adapter, lang: str, tb: TextBatch) -> Future:
+        """``(encoding, count_batch columns)`` of ``adapter`` on ``lang``'s texts, to come."""
+        def run():
+            k = self.index[lang]
+            enc = self.encoded[adapter.id].result().texts(k * self.n, (k + 1) * self.n)
+            return enc, count_batch(tb, enc, adapter)
+        self.counted.append(self.counters.submit(run))
+        return self.counted[-1]
+
+    def close(self) -> None:
+        """Cancel what has not started (after an error) and wait for the rest."""
+        for f in [*self.encoded.values(), *self.counted]:
+            f.cancel()
+        self.counters.shutdown(wait=True)
+        self.encoders.shutdown(wait=True)
+
+
+def threads_of(adapters: list[Adapter]) -> int:
+    """Cores a batch counted in this process may use: the adapters' thread cap (``--workers``), else all."""
+    return min((a.threads or os.cpu_count() or 1) for a in adapters) if adapters else 1
+
+
 def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into: Stats | None = None) -> Stats:
     """Statistics of one batch of segments, for every (tokenizer, language) of the job, added in place
     to ``into`` (a fresh ``job.empty()`` by default); ``seq`` orders the batch's per-segment rows."""
@@ -129,6 +174,30 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
                 keep[s] = np.flatnonzero([s.is_heldout(i) for i in ids])
     tokens: dict[tuple[str, str], np.ndarray] = {}
     bkt = buckets(ids)
+    threads = threads_of(job.adapters)
+    ahead = Ahead(job.adapters, cols_in.texts, job.langs, threads) \
+        if n < AHEAD_BELOW and threads > 1 and job.langs and not keep and not job.monolingual else None
+    try:
+        _count_languages(job, cols_in, keep, bkt, ahead, seq, out, tokens)
+    finally:
+        if ahead is not None:
+            ahead.close()
+    if job.pivot is not None and not job.monolingual:
+        for a in job.adapters:
+            p = tokens[(a.id, job.pivot)]
+            for lang in job.langs:
+                t = tokens[(a.id, lang)]
+                m = (t >= 0) & (p >= 0)
+                out[(a.id, lang)].add_pairs(bkt[m], t[m], p[m])
+    return out
+
+
+def _count_languages(job: Job, cols_in: Columns, keep: dict, bkt: np.ndarray, ahead: Ahead | None,
+                     seq: int, out: Stats, tokens: dict) -> None:
+    """:func:`count_segments`' work per language and tokenizer: first every language's words and
+    text arrays (while ``ahead``, if given, encodes), then each tokenizer's encoding counted."""
+    n, ids, common = len(cols_in), cols_in.ids, job.common_split
+    plan: list[tuple[str, list[tuple[Adapter, TextBatch, np.ndarray]]]] = []
     for lang in job.langs:
         texts = cols_in.texts[lang]
         # a monolingual batch: this language's documents only (None marks another language's)
@@ -144,33 +213,33 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
                                    [words[i] for i in pos] if words is not None else None)
         full_pos = np.arange(n) if have is None else have
         full = TextBatch.build(texts, ids, words) if have is None else build(have)
-        subs: dict[Split, TextBatch] = {}
-        sub_pos: dict[Split, np.ndarray] = {}
+        subs: dict[Split, tuple[TextBatch, np.ndarray]] = {}
+        work = []
         for a in job.adapters:
             s = job.split_of(a) if common is None else None
-            if s is not None:
-                if s not in subs:
-                    sub_pos[s] = keep[s] if have is None else np.intersect1d(keep[s], have)
-                    subs[s] = build(sub_pos[s])
-                tb, pos = subs[s], sub_pos[s]
-            else:
-                tb, pos = full, full_pos
+            if s is None:
+                work.append((a, full, full_pos))
+                continue
+            if s not in subs:
+                pos = keep[s] if have is None else np.intersect1d(keep[s], have)
+                subs[s] = (build(pos), pos)
+            work.append((a, *subs[s]))
+        plan.append((lang, work))
+    order = {a.id: k for k, a in enumerate(job.adapters)}
+    todo = sorted(((a, lang, tb, pos) for lang, work in plan for a, tb, pos in work), key=lambda w: order[w[0].id])
+    coming = [ahead.count(a, lang, tb) for a, lang, tb, _ in todo] if ahead is not None else None
+    for k, (a, lang, tb, pos) in enumerate(todo):    # tokenizer by tokenizer
+        if coming is not None:
+            enc, cols = coming[k].result()
+        else:
             enc = a.encode_spans(tb.texts)
             cols = count_batch(tb, enc, a)
-            out[(a.id, lang)].add(tb, cols, enc, a, seq, bucket=bkt[pos])
-            if job.keep_text and out[(a.id, lang)].rows:
-                out[(a.id, lang)].rows[-1] = (seq, tb.ids, {**cols, "text": list(tb.texts)})
-            t = np.full(n, -1, dtype=np.int64)
-            t[pos] = np.where(cols["chars"] > 0, cols["tokens"], -1)
-            tokens[(a.id, lang)] = t
-    if job.pivot is not None and not job.monolingual:
-        for a in job.adapters:
-            p = tokens[(a.id, job.pivot)]
-            for lang in job.langs:
-                t = tokens[(a.id, lang)]
-                m = (t >= 0) & (p >= 0)
-                out[(a.id, lang)].add_pairs(bkt[m], t[m], p[m])
-    return out
+        out[(a.id, lang)].add(tb, cols, enc, a, seq, bucket=bkt[pos])
+        if job.keep_text and out[(a.id, lang)].rows:
+            out[(a.id, lang)].rows[-1] = (seq, tb.ids, {**cols, "text": list(tb.texts)})
+        t = np.full(n, -1, dtype=np.int64)
+        t[pos] = np.where(cols["chars"] > 0, cols["tokens"], -1)
+        tokens[(a.id, lang)] = t
 
 
 def text_size(batch: list[Segment] | Columns) -> int:

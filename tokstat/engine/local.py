@@ -29,11 +29,18 @@ def _single_threaded(job: Job) -> None:
 
 
 @contextmanager
-def _one_core(job: Job):
-    """``workers=1`` in this process: one core, so N workers mean N cores (restored afterwards)."""
+def _cores(job: Job, n: int):
+    """Count in this process on ``n`` cores: the libraries' thread pools (and tokstat's own, for a
+    batch of a few long texts) get ``n`` threads, so ``--workers N`` means N cores whether the corpus
+    is one batch or many (restored afterwards)."""
     threads = [a.threads for a in job.adapters]
     env = {k: os.environ.get(k) for k in ("TOKENIZERS_PARALLELISM", "RAYON_NUM_THREADS")}
-    _single_threaded(job)
+    if n <= 1:
+        _single_threaded(job)
+    else:
+        os.environ["RAYON_NUM_THREADS"] = str(n)
+        for a in job.adapters:
+            a.threads = n
     try:
         yield
     finally:
@@ -99,13 +106,14 @@ def _context():
 
 def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_size: int = 256,
               progress=None) -> Stats:
-    """Count with ``workers`` processes (1: in this process). This process reads the corpus and
-    streams numbered batches to the workers (a sharded corpus is read shard after shard). A corpus
-    of one batch is counted here: no process is started for it (the result is the same)."""
+    """Count with ``workers`` processes (1: in this process, on one core). This process reads the
+    corpus and streams numbered batches to the workers (a sharded corpus is read shard after shard).
+    A corpus of one batch (``--join``: one segment) is counted here on ``workers`` threads: no
+    process is started for it (the result is the same)."""
     it = batches(corpus, batch_size)
     head = list(islice(it, 2))        # read before any fork: a bad first batch fails without workers
     if workers <= 1 or len(head) < 2:
-        with _one_core(job):
+        with _cores(job, workers):
             return count_batches(job, chain(head, it), progress)
     ctx = _context()
     inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()

@@ -194,10 +194,11 @@ def count_segments(job: Job, batch: list[Segment] | Columns, seq: int = 0, into:
 
 def _count_languages(job: Job, cols_in: Columns, keep: dict, bkt: np.ndarray, ahead: Ahead | None,
                      seq: int, out: Stats, tokens: dict) -> None:
-    """:func:`count_segments`' work per language and tokenizer: first every language's words and
-    text arrays (while ``ahead``, if given, encodes), then each tokenizer's encoding counted."""
+    """:func:`count_segments`' work per language and tokenizer: every language's words and text
+    arrays, then each tokenizer's encoding counted (with ``ahead``: on its threads, while the next
+    language's words are found), added to ``out`` in one fixed order."""
     n, ids, common = len(cols_in), cols_in.ids, job.common_split
-    plan: list[tuple[str, list[tuple[Adapter, TextBatch, np.ndarray]]]] = []
+    plan: list[tuple[Adapter, str, TextBatch, np.ndarray, Future | None]] = []
     for lang in job.langs:
         texts = cols_in.texts[lang]
         # a monolingual batch: this language's documents only (None marks another language's)
@@ -224,13 +225,11 @@ def _count_languages(job: Job, cols_in: Columns, keep: dict, bkt: np.ndarray, ah
                 pos = keep[s] if have is None else np.intersect1d(keep[s], have)
                 subs[s] = (build(pos), pos)
             work.append((a, *subs[s]))
-        plan.append((lang, work))
-    order = {a.id: k for k, a in enumerate(job.adapters)}
-    todo = sorted(((a, lang, tb, pos) for lang, work in plan for a, tb, pos in work), key=lambda w: order[w[0].id])
-    coming = [ahead.count(a, lang, tb) for a, lang, tb, _ in todo] if ahead is not None else None
-    for k, (a, lang, tb, pos) in enumerate(todo):    # tokenizer by tokenizer
+        plan.extend((a, lang, tb, pos, ahead.count(a, lang, tb) if ahead is not None else None)
+                    for a, tb, pos in work)        # counted on the threads as soon as its text is ready
+    for a, lang, tb, pos, coming in plan:
         if coming is not None:
-            enc, cols = coming[k].result()
+            enc, cols = coming.result()
         else:
             enc = a.encode_spans(tb.texts)
             cols = count_batch(tb, enc, a)

@@ -50,6 +50,15 @@ def _plt():
     return plt
 
 
+def _curve_axes(ax, ends, xlabel: str, title: str) -> None:
+    """A panel of curves: each labelled at its end, the x axis named, a title, a light grid, no top or right frame."""
+    end_labels(ax, ends)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, loc="left")
+    ax.grid(alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
 def _style(ax) -> None:
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(axis="x", alpha=0.3)
@@ -228,11 +237,7 @@ def sweep_curves(df: pl.DataFrame, colours: dict | None = None):
                 name = f"{lang} ({al})" if len(algos) > 1 else lang
                 ends.append((d["vocab_size"][-1], d[col][-1], name, colours[lang]))
         _log_sizes(ax, sizes)
-        end_labels(ax, ends)
-        ax.set_xlabel("vocabulary size")
-        ax.set_title(label, loc="left")
-        ax.grid(alpha=0.3)
-        ax.spines[["top", "right"]].set_visible(False)
+        _curve_axes(ax, ends, "vocabulary size", label)
     return fig
 
 
@@ -319,11 +324,7 @@ def extension_curves(df: pl.DataFrame, colours: dict | None = None):
             ax.axhline(1.0, color="#888", lw=0.8, ls="--")
         else:
             ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
-        end_labels(ax, ends)
-        ax.set_xlabel("tokens added to the base")
-        ax.set_title(label, loc="left")
-        ax.grid(alpha=0.3)
-        ax.spines[["top", "right"]].set_visible(False)
+        _curve_axes(ax, ends, "tokens added to the base", label)
     return fig
 
 

@@ -24,6 +24,21 @@ def shared() -> Path:
     return SHARED
 
 
+@pytest.fixture(scope="session")
+def tiktoken_encoding():
+    """``get(NAME)``: tiktoken's own registry encoding (the oracle), offline on a fresh machine: its
+    cache is first seeded from $TOKSTAT_TOKENIZERS the way ``tiktoken:NAME`` seeds it, so the oracle
+    does not depend on a tokstat call having run before it."""
+    import tiktoken
+
+    from tokstat.adapters.tiktoken_ import seed_cache
+
+    def get(name: str):
+        seed_cache(name)
+        return tiktoken.get_encoding(name)
+    return get
+
+
 @pytest.fixture(scope="module")
 def shared_module() -> Path:
     """``shared`` for module-scoped fixtures."""

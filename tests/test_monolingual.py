@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-import tiktoken
 
 from tokstat import TokstatError, compare, load_corpus
 from tokstat.cli import main
@@ -106,7 +105,7 @@ def test_a_text_file_of_documents_needs_its_language(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)[0]["documents"] == 2
 
 
-def test_compare_counts_each_language_on_its_own_documents(layouts):
+def test_compare_counts_each_language_on_its_own_documents(layouts, tiktoken_encoding):
     """Oracle: tiktoken called directly on every document; no premium (no aligned content), with a
     warning; tokens per character with a bootstrap interval over documents that brackets it."""
     spec, _ = layouts[0]["fw"]
@@ -115,7 +114,7 @@ def test_compare_counts_each_language_on_its_own_documents(layouts):
         df = compare(spec, ["tiktoken:cl100k_base"], workers=1)
     assert any("monolingual" in str(x.message) and "--calibrate" in str(x.message) for x in w)
     assert not any("empty document" in str(x.message) for x in w)
-    enc = tiktoken.get_encoding("cl100k_base")
+    enc = tiktoken_encoding("cl100k_base")
     for lang, texts in (("en", EN), ("zh", ZH)):
         r = df.filter(pl.col("language") == lang).row(0, named=True)
         assert r["segments"] == len(texts)
@@ -127,12 +126,12 @@ def test_compare_counts_each_language_on_its_own_documents(layouts):
     assert compare(spec, ["tiktoken:cl100k_base"], workers=2).equals(df)
 
 
-def test_the_calibrated_premium_is_the_formula(layouts):
+def test_the_calibrated_premium_is_the_formula(layouts, tiktoken_encoding):
     """(tokens/char of L on the documents) × (chars of L / chars of the pivot on the parallel
     segments) / (tokens/char of the pivot on the documents), computed here by hand."""
     spec, _ = layouts[0]["fw"]
     df = compare(spec, ["tiktoken:cl100k_base"], calibrate="sample", workers=1)
-    enc = tiktoken.get_encoding("cl100k_base")
+    enc = tiktoken_encoding("cl100k_base")
     tpc = {lang: sum(len(enc.encode_ordinary(t)) for t in texts) / sum(len(t) for t in texts)
            for lang, texts in (("en", EN), ("zh", ZH))}
     r = sum(len(s.texts["zh"]) for s in SEGS) / sum(len(s.texts["en"]) for s in SEGS)

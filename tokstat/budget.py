@@ -36,6 +36,7 @@ import polars as pl
 from .adapters import Adapter
 from .corpus import Corpus, normalizer
 from .errors import TokstatError
+from .io import parquet_file
 from .loaders import load_corpus
 from .loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
 
@@ -61,12 +62,10 @@ class Cluster:
 
 def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cluster]:
     """Every cluster of the files, from metadata and sizes only."""
-    import pyarrow.parquet as pq
-
     out = []
     for path, lang in files:
         if path.lower().endswith(".parquet"):
-            n = pq.ParquetFile(path).metadata.num_row_groups
+            n = parquet_file(path, "shard").num_row_groups
             out.extend(Cluster(path, lang, "rowgroup", i) for i in range(n))
         elif path.lower().endswith(GZ_SUFFIXES):      # no seeking into a gzip stream: the file is one cluster
             out.append(Cluster(path, lang, "file", 0))
@@ -94,10 +93,8 @@ def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int
     cache: dict = {}
     p = Path(cl.path)
     if cl.kind == "rowgroup":
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(p)
-        names = pf.schema_arrow.names
+        pf = parquet_file(p, "shard")
+        names = pf.names
         script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in names else None
         cols = [text_col] + ([lang_col] if lang_col and cl.lang is None else []) + ([script] if script and cl.lang is None else [])
         t = pf.read_row_group(cl.index, columns=cols)

@@ -212,9 +212,67 @@ def _pop_corpus(kw: dict) -> dict:
                                    "languages", "corpus_kind", "text_col", "lang_col", "doc_lang", "lang_id")}
 
 
+# ---------------------------------------------------------------- every command: ranges and inputs
+
+#: the options that name what a command writes; every other option that names a file names an input
+OUTPUT_PARAMS = ("out", "segments_out", "plot", "png", "html_out")
+
+
+def paths_named(value) -> list[str]:
+    """The existing files and folders an option's value names: the value itself, a tokenizer
+    spec's target (``hf:DIR/tokenizer.json``, ``ids:TABLE``) and its ``?key=PATH`` options.
+
+    >>> paths_named(("ids:" + __file__ + "?vocab=/nonexistent", 3)) == [__file__]
+    True
+    """
+    import os
+    import re
+
+    out: list[str] = []
+    for v in value if isinstance(value, (tuple, list)) else [value]:
+        if not isinstance(v, str) or not v:
+            continue
+        head, _, query = v.partition("?")
+        cands = [v, head]
+        m = re.match(r"^[A-Za-z][\w-]*:(.+)$", head)
+        if m:
+            cands.append(m.group(1))
+        cands += [kv.partition("=")[2] for kv in query.split("&") if kv.partition("=")[2]]
+        out += [c for c in cands if os.path.exists(c)]
+    return list(dict.fromkeys(out))
+
+
+class Command(click.Command):
+    """A tokstat command: every numeric option is range-checked (:mod:`tokstat.ranges`) before
+    anything runs, and the run keeps one record of its inputs (:func:`tokstat.io.run_scope`) that
+    starts with every file or folder its options name: no output may replace one of them, nor
+    anything the run opens later."""
+
+    def invoke(self, ctx):
+        from . import ranges
+        from .io import note_input, run_scope
+
+        for prm in self.params:
+            if isinstance(prm.type, (click.types.IntParamType, click.types.FloatParamType)):
+                ranges.check(prm.opts[0] if prm.opts else prm.name, ctx.params.get(prm.name))
+        with run_scope():
+            for name, value in ctx.params.items():
+                if name not in OUTPUT_PARAMS:
+                    for path in paths_named(value):
+                        note_input(path, content=False)
+            return super().invoke(ctx)
+
+
+class Group(click.Group):
+    command_class = Command
+
+
+Group.group_class = Group
+
+
 # ---------------------------------------------------------------- commands
 
-@click.group()
+@click.group(cls=Group)
 @click.version_option(package_name="tokstat")
 def cli():
     """tokstat: token statistics, language premiums and GPU cost per language."""

@@ -10,7 +10,16 @@ left behind.
 
 Inputs: :func:`regular_file` admits a path only when it is a readable regular file (a FIFO, a
 device, a socket, a dangling or looping symbolic link is refused before a byte is read);
-:func:`read_input` reads one whole, once.
+:func:`read_input` reads one whole, once; :func:`parquet_file` opens Parquet through one guarded
+reader (a damaged file is one error naming it, never pyarrow's exception).
+
+Every input a run opens passes :func:`regular_file`, which records it in the run's scope
+(:func:`run_scope`, opened by the command line for each command and by the API jobs): its identity
+(device, inode) and its size and modification time when first read. That record is the one list of
+what a run read, whichever option named the file: :func:`check_outputs` refuses an output that is
+one of them, :func:`write_outputs` refuses again at the last moment (an output never replaces
+anything the run read, whatever code path opened it), and an input read twice that changed between
+the reads, or changed before the results are written, is an error instead of a mixed result.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
@@ -38,6 +48,115 @@ WRITE_FIX = "free space or choose a folder you can write to; no output was repla
 
 #: one output: the bytes of a file, or a folder's files by name
 Content = Union[bytes, Mapping[str, bytes]]
+
+
+# ---------------------------------------------------------------- what a run reads
+
+class Reads:
+    """What one run has read: absolute path -> ``(device, inode, size, mtime_ns)`` when first read
+    (size and time are ``None`` for a folder or a path only named on the command line)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, tuple] = {}
+
+
+_SCOPES: list[Reads] = []
+
+
+@contextmanager
+def run_scope():
+    """The record of one run's inputs. Nested scopes share the outermost one (an API job called by
+    the command line adds to the command's record).
+
+    >>> with run_scope() as r:
+    ...     _ = regular_file(__file__)
+    ...     [Path(f).name for f in r.files]
+    ['io.py']
+    """
+    if _SCOPES:
+        yield _SCOPES[-1]
+        return
+    r = Reads()
+    _SCOPES.append(r)
+    try:
+        yield r
+    finally:
+        _SCOPES.remove(r)
+
+
+def _ident(st: os.stat_result, content: bool) -> tuple:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if content else (st.st_dev, st.st_ino, None, None)
+
+
+def note_input(path: str | os.PathLike, st: os.stat_result | None = None, *, what: str = "input",
+               content: bool = True) -> None:
+    """Record ``path`` as read by the current run (nothing outside a :func:`run_scope`). A file
+    read before whose size or modification time has changed since is an error: the run would mix
+    two versions of it. ``content=False`` records only its identity (a folder, or a path named on
+    the command line before it is opened)."""
+    if not _SCOPES:
+        return
+    try:
+        st = st or os.stat(path)
+    except OSError:
+        return
+    key = os.path.abspath(path)
+    now = _ident(st, content and stat.S_ISREG(st.st_mode))
+    before = _SCOPES[-1].files.get(key)
+    if before is not None and before[2] is not None and now[2] is not None and before != now:
+        raise TokstatError(f"the {what} changed while this run was reading it ({_change(before, now)})", path=path,
+                           fix="rerun once the file is complete, or copy it and read the copy; nothing was written")
+    if before is None or before[2] is None:
+        _SCOPES[-1].files[key] = now
+
+
+def _change(before: tuple, now: tuple) -> str:
+    if before[:2] != now[:2]:
+        return "it was replaced by another file"
+    if before[2] != now[2]:
+        return f"{before[2]:,} bytes, then {now[2]:,}"
+    return "its modification time moved"
+
+
+def inputs_read() -> list[Path]:
+    """Every input recorded by the current run (empty outside a :func:`run_scope`)."""
+    return [Path(k) for k in _SCOPES[-1].files] if _SCOPES else []
+
+
+def check_inputs_unchanged() -> None:
+    """Every file the run read is still as it was when first read (size, time, identity);
+    otherwise one error naming it: results from a file that changed under the run are never written."""
+    if not _SCOPES:
+        return
+    for key, before in list(_SCOPES[-1].files.items()):
+        if before[2] is None:
+            continue
+        try:
+            now = _ident(os.stat(key), True)
+        except OSError:
+            raise TokstatError("an input of this run disappeared while it ran", path=key,
+                               fix="rerun once the input is in place; nothing was written") from None
+        if now != before:
+            raise TokstatError(f"an input changed while this run was reading it ({_change(before, now)})", path=key,
+                               fix="rerun once the file is complete, or copy it and read the copy; nothing was written")
+
+
+def _is_input(p: Path, extra: list[Path] = ()) -> Path | None:
+    """The input (explicit or recorded) that ``p`` is, if any: the same path or the same file."""
+    try:
+        st = os.stat(p)
+        ident = (st.st_dev, st.st_ino)
+    except OSError:
+        ident = None
+    ab = p.absolute()
+    recorded = _SCOPES[-1].files.items() if _SCOPES else []
+    for key, before in recorded:
+        if Path(key) == ab or (ident is not None and before[:2] == ident):
+            return Path(key)
+    for i in extra:
+        if _same(p, i) or ab == i.absolute():
+            return i
+    return None
 
 
 # ---------------------------------------------------------------- inputs
@@ -76,6 +195,7 @@ def regular_file(path: str | os.PathLike, what: str = "input") -> Path:
         raise TokstatError(f"cannot read the {what}: {e.strerror or e}", path=p,
                            fix="check its permissions (it exists but cannot be opened)") from None
     os.close(fd)
+    note_input(p, st, what=what)
     return p
 
 
@@ -89,6 +209,77 @@ def read_input(path: str | os.PathLike, what: str = "input") -> bytes:
         raise TokstatError(f"cannot read the {what}: {e.strerror or e}", path=p, fix="check the file") from None
     except MemoryError:
         raise TokstatError(f"the {what} does not fit in memory", path=p, fix="free memory or pass a smaller file") from None
+
+
+class ParquetFile:
+    """A Parquet file behind one guard: every pyarrow call on it (the footer, the schema, a row
+    group, a batch) that fails on a truncated or damaged file is one error naming the file and
+    what is wrong, never ``ArrowInvalid``. The file passes :func:`regular_file` first (and is
+    recorded as read)."""
+
+    FIX = "check that the file is complete Parquet (rewrite or re-download it)"
+
+    def __init__(self, path: str | os.PathLike, what: str = "Parquet file") -> None:
+        import pyarrow.parquet as pq
+
+        self.path = regular_file(path, what)
+        self.what = what
+        self._pf = self._guard(lambda: pq.ParquetFile(self.path), "cannot read Parquet file")
+
+    def _guard(self, call, message: str = "cannot read rows"):
+        try:
+            return call()
+        except TokstatError:
+            raise
+        except MemoryError:
+            raise TokstatError(f"{message}: out of memory", path=self.path,
+                               fix="free memory or rewrite the file with smaller row groups") from None
+        except Exception as e:   # ArrowInvalid, ArrowIOError/OSError, ArrowNotImplementedError, ... on a broken file
+            first = (str(e).splitlines() or [type(e).__name__])[0][:160]
+            raise TokstatError(f"{message} ({first})", path=self.path, fix=self.FIX) from None
+
+    @property
+    def names(self) -> list[str]:
+        return self._guard(lambda: self._pf.schema_arrow.names, "cannot read the Parquet schema")
+
+    @property
+    def num_row_groups(self) -> int:
+        return self._guard(lambda: self._pf.metadata.num_row_groups, "cannot read the Parquet footer")
+
+    @property
+    def num_rows(self) -> int:
+        return self._guard(lambda: self._pf.metadata.num_rows, "cannot read the Parquet footer")
+
+    def row_group_rows(self, i: int) -> int:
+        return self._guard(lambda: self._pf.metadata.row_group(i).num_rows, "cannot read the Parquet footer")
+
+    def read_row_group(self, i: int, columns: list[str] | None = None):
+        return self._guard(lambda: self._pf.read_row_group(i, columns=columns), f"cannot read row group {i}")
+
+    def read(self, columns: list[str] | None = None):
+        return self._guard(lambda: self._pf.read(columns=columns))
+
+    def iter_batches(self, **kw):
+        it = self._guard(lambda: iter(self._pf.iter_batches(**kw)))
+        while True:
+            rb = self._guard(lambda: next(it, None))
+            if rb is None:
+                return
+            yield rb
+
+
+def parquet_file(path: str | os.PathLike, what: str = "Parquet file") -> ParquetFile:
+    """Open ``path`` through the guarded Parquet reader (:class:`ParquetFile`).
+
+    >>> import tempfile, pathlib
+    >>> bad = pathlib.Path(tempfile.mkdtemp()) / "x.parquet"
+    >>> _ = bad.write_bytes(b"PAR1 not really")
+    >>> parquet_file(bad)
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: ...x.parquet: cannot read Parquet file (...) (fix: check that the file is complete Parquet ...)
+    """
+    return ParquetFile(path, what)
 
 
 # ---------------------------------------------------------------- checking outputs
@@ -116,8 +307,9 @@ def check_outputs(outputs: dict[str, tuple[str | os.PathLike | None, str]], *,
     """Check every output before any work starts: ``{"--out": (path, kind)}`` with ``kind`` in
     :data:`KINDS`. Each must have its kind's suffix, not be a folder (or, for ``folder``, not a
     file), sit in an existing writable folder (a missing folder is never created: a typo would
-    scatter files), not be one of ``inputs`` and not be another output. Unset outputs (``None``)
-    are skipped. Returns the checked paths.
+    scatter files), not be one of ``inputs`` nor anything the run has read or named so far
+    (:func:`note_input`), and not be another output. Unset outputs (``None``) are skipped. Returns
+    the checked paths.
 
     >>> check_outputs({"--out": ("a.txt", "table")})
     Traceback (most recent call last):
@@ -147,10 +339,9 @@ def check_outputs(outputs: dict[str, tuple[str | os.PathLike | None, str]], *,
         if not parent.is_dir() or not _writable(parent):
             raise TokstatError(f"cannot write {opt}: {parent} is not a writable folder", path=p,
                                fix="choose a path in a folder you can write to")
-        for i in ins:
-            if _same(p, i) or p.absolute() == i.absolute():
-                raise TokstatError(f"{opt} is an input of this run; it would be overwritten", path=p,
-                                   fix=f"write {opt} to another path")
+        if _is_input(p, ins) is not None:
+            raise TokstatError(f"{opt} is an input of this run; it would be overwritten", path=p,
+                               fix=f"write {opt} to another path")
         for other, q in got.items():
             if p.absolute() == q.absolute() or _same(p, q):
                 raise TokstatError(f"{opt} and {other} are the same file", path=p, fix="give each output its own path")
@@ -244,6 +435,14 @@ def write_outputs(outputs: Mapping[str | os.PathLike, Content]) -> list[Path]:
     >>> (d / "a.txt").read_bytes(), (d / "tok" / "x.json").read_bytes()
     (b'one', b'{}')
     """
+    for target, content in outputs.items():     # the last guard: nothing the run read is replaced
+        files = [Path(target)] if isinstance(content, (bytes, bytearray, memoryview)) else \
+            [Path(target)] + [Path(target) / n for n in content]
+        for f in files:
+            if _is_input(f) is not None:
+                raise TokstatError("this output is an input of this run; it would be overwritten", path=f,
+                                   fix="write the output to another path; nothing was written")
+    check_inputs_unchanged()
     staged: list[tuple[Path, Path, bool]] = []        # (target, temporary, is a folder)
     done: list[tuple[Path, Path | None, bool]] = []   # (target, backup, created)
     current = None

@@ -79,12 +79,10 @@ def _vocab(path: Path, spelling: str | None) -> tuple[dict[str, int] | None, dic
 
 def _rows(path: Path):
     """``(line, text, ids or None, pieces or None)`` of the table (JSONL line numbers, Parquet rows)."""
-    if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
+    if path.suffix.lower() == ".parquet":
+        from ..io import parquet_file
 
-        from ..io import regular_file
-
-        t = pq.read_table(regular_file(path, "token table"))
+        t = parquet_file(path, "token table").read()
         cols = set(t.column_names)
         if "text" not in cols or not ({"ids", "pieces"} & cols):
             raise TokstatError(f"the table has columns {sorted(cols)}: it needs text and ids (or pieces)", path=path,

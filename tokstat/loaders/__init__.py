@@ -113,11 +113,48 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
                                "text column", fix="use --text-col and --lang-col (or --lang) instead")
     c = _load(spec, columns=columns, split=split, encoding_errors=encoding_errors, langmap=langmap,
               source_lang=source_lang, quoting=quoting, kind=kind, **mono)
+    if c.kind != "monolingual" and any(mono.values()):   # options of documents on aligned text: refused, never ignored
+        given = [o for o, v in (("--text-col", text_col), ("--lang-col", lang_col), ("--lang", lang),
+                                ("--lang-id", mono["lang_id"])) if v]
+        raise TokstatError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a monolingual corpus "
+                           f"(documents), and {c.name} is parallel (aligned segments, one column per language)",
+                           path=c.sources[0] if c.sources else None,
+                           fix=f"drop {' and '.join(given)} (the columns give the languages)")
     return normalized(c, normalize)
 
 
-def _mono_files(paths: list[Path], lang: str | None) -> list[tuple[Path, str | None]]:
+def _mono_files(paths: list[Path], lang: str | None, lang_col: str | None = None) -> list[tuple[Path, str | None]]:
+    """The shards with the language ``--lang`` gives; a table with a language column of its own is
+    refused beside ``--lang`` (one of them would be ignored)."""
+    from .mono import LANG_COLUMNS, columns_of
+
+    if lang is not None:
+        for q in paths[:1]:
+            if q.suffix.lower() != ".txt":
+                col = lang_col or next((c for c in LANG_COLUMNS if c in columns_of(q)), None)
+                if col is not None and col in columns_of(q):
+                    raise TokstatError(f"--lang {lang} gives every document one language, but the table has a "
+                                       f"language column ({col!r})", path=q,
+                                       fix="drop --lang (the column gives each document's language), or drop the "
+                                       "column from the files")
     return [(q, lang) for q in paths]
+
+
+def _documents_table(p: Path, columns, kind: str, mono_asked: bool) -> bool:
+    """Whether ``p`` (the first shard) is read as documents. A table of documents (a text and a
+    language column) given ``--columns`` is refused: read as parallel it would be one language."""
+    if kind == "parallel":
+        return False
+    if mono_asked:
+        return True
+    if looks_monolingual(p):
+        if columns:
+            raise TokstatError("--columns names the language columns of a parallel corpus, but this table holds "
+                               "documents (a text and a language column)", path=p,
+                               fix="drop --columns (use --text-col/--lang-col to name the columns), or add "
+                               "--kind parallel if the table really is aligned")
+        return True
+    return False
 
 
 def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors="strict", langmap=None,
@@ -174,8 +211,8 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
         if split is not None:
             raise TokstatError("--split applies to Hugging Face datasets, not to sharded files",
                                fix="drop --split, or narrow the pattern to the split's files")
-        if kind != "parallel" and (mono_asked or (not columns and looks_monolingual(paths[0]))):
-            return load_monolingual(_mono_files(paths, lang), **mono_kw)
+        if _documents_table(paths[0], columns, kind, mono_asked):
+            return load_monolingual(_mono_files(paths, lang, lang_col), **mono_kw)
         return load_sharded(paths, columns=columns)
     if not os.path.lexists(p):
         ms = manifests()
@@ -211,12 +248,16 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
             return load_hf(str(p), split=split or "train", columns=columns if isinstance(columns, dict) else None)
         shards = sorted(q for q in p.iterdir() if q.suffix.lower() in SHARD_SUFFIXES)
         if shards:
-            if kind != "parallel" and (mono_asked or (not columns and looks_monolingual(shards[0]))):
-                return load_monolingual(_mono_files(shards, lang), name=p.name, **mono_kw)
+            if _documents_table(shards[0], columns, kind, mono_asked):
+                return load_monolingual(_mono_files(shards, lang, lang_col), name=p.name, **mono_kw)
             return load_sharded(shards, columns=collist)
         if kind != "parallel":
             folders = language_folders(p)
             if folders:
+                if lang is not None and len({c for _, c in folders}) > 1:
+                    raise TokstatError(f"--lang {lang} gives one language to a folder of per-language folders "
+                                       f"({', '.join(sorted({c for _, c in folders}))})", path=p,
+                                       fix="drop --lang (the folder names give the languages)")
                 return load_monolingual(folders if not lang else [(q, lang) for q, _ in folders], name=p.name,
                                         **mono_kw)
         no_columns("a folder of language files")
@@ -243,8 +284,8 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
     if suf in (".tsv", ".csv", ".txt"):
         return load_delimited(p, columns=collist, encoding_errors=encoding_errors, quoting=quoting)
     if suf in (".jsonl", ".ndjson", ".parquet"):
-        if kind != "parallel" and (mono_asked or (not columns and looks_monolingual(p))):
-            return load_monolingual([(p, lang)], name=p.stem, **mono_kw)
+        if _documents_table(p, columns, kind, mono_asked):
+            return load_monolingual(_mono_files([p], lang, lang_col), name=p.stem, **mono_kw)
         return load_polars(p, columns=collist)
     if suf == ".tmx":
         no_columns("TMX")

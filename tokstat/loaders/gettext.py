@@ -82,10 +82,10 @@ def check_mo(path: Path) -> None:
 
 def read_catalogue(path: Path) -> polib._BaseFile:
     regular_file(path, "corpus file")   # a FIFO or a device would be read forever
-    if path.suffix == ".mo":
+    if path.suffix.lower() == ".mo":
         check_mo(path)
     try:
-        return polib.mofile(str(path)) if path.suffix == ".mo" else polib.pofile(str(path))
+        return polib.mofile(str(path)) if path.suffix.lower() == ".mo" else polib.pofile(str(path))
     except (OSError, ValueError, UnicodeDecodeError, struct.error, IndexError) as e:
         msg = str(e) if not isinstance(e, (struct.error, IndexError)) else f"truncated or damaged file ({e})"
         line = None

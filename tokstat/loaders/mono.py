@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
-from ..io import regular_file
+from ..io import parquet_file, regular_file
 from ..langs import normalize_lang
 from .table import _json_objects
 from .textio import read_lines
@@ -81,13 +81,7 @@ def columns_of(path: Path) -> list[str]:
             return list(obj)
         return []
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
-
-        try:
-            return pq.ParquetFile(path).schema_arrow.names
-        except Exception as e:  # pyarrow raises ArrowInvalid / OSError on a broken file
-            raise TokstatError(f"cannot read Parquet file ({str(e).splitlines()[0]})", path=path,
-                               fix="check that the file is complete Parquet") from None
+        return parquet_file(path, "shard").names
     for _, obj in _json_objects(path):
         return list(obj)
     return []
@@ -108,8 +102,17 @@ def _lang_of(value, script, path: Path, cache: dict) -> str:
                            fix="give each document a language code (e.g. zh, cmn_Hani), or --lang-col NAME")
     key = (value, script)
     if key not in cache:
-        code = f"{value}_{script}" if script and "_" not in value and "-" not in value else value
-        cache[key] = normalize_lang(code.strip(), source=path)
+        spelt = f"{value}_{script}" if script and "_" not in value and "-" not in value else value
+        code = normalize_lang(spelt.strip(), source=path)
+        spellings = cache.setdefault(None, {})     # code -> (first spelling, its file), over every file given this cache
+        first = spellings.setdefault(code, (spelt, path))
+        if first[0] != spelt:
+            where = "" if Path(first[1]) == Path(path) else f" (in {Path(first[1]).name})"
+            raise TokstatError(f"the language column spells one language two ways: {first[0]!r}{where} and {spelt!r} "
+                               f"are both {code}", path=path,
+                               fix="write one spelling for each language in the column (tokstat never merges two "
+                               "spellings silently), e.g. rewrite the column with a single code per language")
+        cache[key] = code
     return cache[key]
 
 
@@ -128,7 +131,8 @@ def _check_text(v, path: Path, no) -> str:
 
 
 def documents(path: Path, *, text_col: str, lang_col: str | None, lang: str | None,
-              id_prefix: str = "", batch_size: int = 2048, lang_id: str = "off") -> Iterator[tuple[str, str, str]]:
+              id_prefix: str = "", batch_size: int = 2048, lang_id: str = "off",
+              cache: dict | None = None) -> Iterator[tuple[str, str, str]]:
     """``(id, language, text)`` of every document of one JSONL/Parquet/text file, streamed; with
     ``lang_id`` (``doc``, ``spans``: :mod:`tokstat.langid`) the language is identified, and with
     ``spans`` a document yields one item per language span (ids ``ID#1``, ``ID#2``, …)."""
@@ -144,13 +148,11 @@ def documents(path: Path, *, text_col: str, lang_col: str | None, lang: str | No
                 for k, (code, part) in enumerate(parts, 1):
                     yield (f"{did}#{k}" if len(parts) > 1 else did), code, part
         return
-    cache: dict = {}
+    cache = {} if cache is None else cache
     suf = path.suffix.lower()
     if suf == ".parquet":
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(path)
-        names = pf.schema_arrow.names
+        pf = parquet_file(path, "shard")
+        names = pf.names
         script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in names else None
         sel = [text_col] + ([lang_col] if lang_col else []) + ([script] if script else [])
         n = 0
@@ -189,23 +191,21 @@ def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col:
     """Every language of the files: the given ones, and one pass over the language column of the
     others (Parquet: that column only), or over the identified documents."""
     out: set[str] = set()
+    cache: dict = {}            # one for every file: two spellings of a language across shards are found too
     for p, lang in files:
         if lang_id != "off":
             out.update(code for _, code, _ in documents(p, lang=None, text_col=text_col, lang_col=None, lang_id=lang_id))
         elif lang is not None:
             out.add(lang)
         elif p.suffix.lower() == ".parquet":
-            import pyarrow.parquet as pq
-
-            pf = pq.ParquetFile(p)
-            script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in pf.schema_arrow.names else None
-            cache: dict = {}
+            pf = parquet_file(p, "shard")
+            script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in pf.names else None
             for rb in pf.iter_batches(batch_size=65536, columns=[lang_col] + ([script] if script else [])):
                 vals = rb.column(lang_col).to_pylist()
                 scr = rb.column(script).to_pylist() if script else [None] * len(vals)
                 out.update(_lang_of(v, s, p, cache) for v, s in set(zip(vals, scr)))
         else:
-            out.update(code for _, code, _ in documents(p, lang=None, text_col=text_col, lang_col=lang_col))
+            out.update(code for _, code, _ in documents(p, lang=None, text_col=text_col, lang_col=lang_col, cache=cache))
     return out
 
 
@@ -276,6 +276,8 @@ def language_folders(directory: Path) -> list[tuple[Path, str]] | None:
     subs = [d for d in sorted(directory.iterdir()) if d.is_dir() and not d.name.startswith(".")]
     if not subs:
         return None
+    named: dict[str, Path] = {}          # language -> its folder
+    unnamed: list[Path] = []             # folders of documents not named by a language code
     for d in subs:
         files = sorted(q for q in d.rglob("*") if (q.suffix.lower() in SHARD_SUFFIXES + (".txt",) or is_gz_jsonl(q))
                        and not q.is_dir())
@@ -284,10 +286,19 @@ def language_folders(directory: Path) -> list[tuple[Path, str]] | None:
         try:
             code = normalize_lang(d.name, source=d)
         except TokstatError:
-            return None
+            unnamed.append(d)
+            continue
+        if code in named:
+            raise TokstatError(f"two folders for language {code}: {named[code].name}/ and {d.name}/", path=directory,
+                               fix="keep one folder per language (tokstat never merges two spellings silently): "
+                               "move the files of one into the other")
+        named[code] = d
         out.extend((q, code) for q in files)
-    codes = {c for _, c in out}
-    if not out or len(codes) < 1:
+    if unnamed and named:
+        raise TokstatError(f"the folder {unnamed[0].name}/ is not named by a language code (beside "
+                           f"{', '.join(d.name + '/' for d in named.values())})", path=unnamed[0],
+                           fix="rename it to its language code (e.g. zh/, cmn_Hani/) or move it out of the corpus folder")
+    if not out:
         return None
     return out
 

@@ -12,7 +12,7 @@ import polars as pl
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
-from ..io import regular_file
+from ..io import parquet_file, regular_file
 from ..langs import normalize_lang, normalize_langs
 from .fields import lookup
 from .textio import read_lines
@@ -77,7 +77,7 @@ def _lang_columns(names: list[str], path: Path, columns: list[str] | dict[str, s
 
 
 def _is_tatoeba(path: Path) -> bool:
-    if path.suffix != ".txt":
+    if path.suffix.lower() != ".txt":
         return False
     for _, line in read_lines(path):
         cells = line.split("\t")
@@ -185,7 +185,7 @@ def load_delimited(path: Path, *, columns: list[str] | dict[str, str] | None = N
     regular_file(path, "corpus file")   # a FIFO or a device would be read forever
     if quoting not in QUOTINGS:
         raise TokstatError(f"unknown quoting {quoting!r}", fix=f"use one of {', '.join(QUOTINGS)}")
-    delim = "," if path.suffix == ".csv" else "\t"
+    delim = "," if path.suffix.lower() == ".csv" else "\t"
     tatoeba = columns is None and header is None and _is_tatoeba(path)
     if tatoeba:
         columns, header = ["en", path.stem, "_"], False
@@ -278,14 +278,10 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
     """JSONL (``.jsonl``/``.ndjson``) or Parquet, streamed in batches with polars. Without an id
     column, segment ids are ``id_prefix`` + the row number (from 1)."""
     regular_file(path, "corpus file")   # a FIFO or a device would be read forever
-    is_parquet = path.suffix == ".parquet"
+    is_parquet = path.suffix.lower() == ".parquet"
 
     if is_parquet:
-        try:
-            names = pl.scan_parquet(path).collect_schema().names()
-        except Exception as e:  # polars raises ComputeError on malformed input
-            raise TokstatError(f"cannot read Parquet file ({str(e).splitlines()[0]})", path=path,
-                               fix="check that the file is complete Parquet") from None
+        names = parquet_file(path, "corpus file").names
     else:
         names = _jsonl_keys(path)
     mapping, id_col = _lang_columns(names, path, columns, dotted=not is_parquet)
@@ -318,15 +314,13 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
                           {lang: text(_field(obj, c), no) for lang, c in mapping.items()})
 
     def gen_parquet():
-        import pyarrow.parquet as pq
-
         import pyarrow as pa
 
         n = 0
         try:
-            pf = pq.ParquetFile(path)
+            pf = parquet_file(path, "corpus file")
             if id_col:
-                t = pf.schema_arrow.field(id_col).type
+                t = pf._guard(lambda: pf._pf.schema_arrow.field(id_col).type, "cannot read the Parquet schema")
                 if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
                         or pa.types.is_null(t)):
                     raise TokstatError(f"the id column {id_col!r} is of type {t}, not text or integers", path=path,

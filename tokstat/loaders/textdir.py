@@ -20,7 +20,7 @@ def language_files(directory: Path, langmap: dict[str, str] | None = None) -> di
     """
     files: dict[str, Path] = {}
     cands = [p for p in sorted(directory.iterdir())
-             if not p.is_dir() and not p.name.startswith(".") and p.suffix in SUFFIXES and p.name.lower() != "readme"]
+             if not p.is_dir() and not p.name.startswith(".") and p.suffix.lower() in SUFFIXES and p.name.lower() != "readme"]
     for p in cands:   # a language's file that is a FIFO, a device or a broken link is an error, never an absence
         regular_file(p, "language file")
     stems = [p.name.split(".")[0] for p in cands]

@@ -1,0 +1,115 @@
+"""The range of every numeric option, in one table.
+
+Every integer or real option of every command has its range here, by option name (one meaning per
+name across commands), checked before any work starts (:func:`check`). A value outside its range,
+a NaN or an infinity is one error naming the option, the range and the value: a price of $-1 per
+GPU-hour, ``--gpus 0`` or ``--seed -1`` never reach the code that would divide by them or hand
+them to numpy. ``tests/test_ranges.py`` walks every command's options and fails on a numeric
+option without an entry, and tries each bound.
+
+>>> check("--mfu", 1.5)
+Traceback (most recent call last):
+...
+tokstat.errors.TokstatError: --mfu must be at most 1, got 1.5 (fix: give --mfu a value in (0, 1])
+>>> check("--workers", 2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .errors import TokstatError
+
+INF = math.inf
+
+
+@dataclass(frozen=True)
+class Range:
+    """``lo``..``hi`` (``open_lo``/``open_hi``: the bound itself is excluded); ``says`` replaces
+    the generated description of the range where a phrase reads better."""
+
+    lo: float
+    hi: float = INF
+    open_lo: bool = False
+    open_hi: bool = False
+    says: str | None = None
+
+    def admits(self, v: float) -> bool:
+        if isinstance(v, float) and math.isnan(v):
+            return False
+        if (v < self.lo) or (self.open_lo and v == self.lo) or (v > self.hi) or (self.open_hi and v == self.hi):
+            return False
+        return not (isinstance(v, float) and math.isinf(v))
+
+    def describe(self) -> str:
+        if self.says:
+            return self.says
+        if self.hi == INF and self.lo == 0 and self.open_lo:
+            return "a finite positive number"
+        if self.hi == INF:
+            return f"at least {_num(self.lo)}" if not self.open_lo else f"above {_num(self.lo)}"
+        return (f"in {'(' if self.open_lo else '['}{_num(self.lo)}, {_num(self.hi)}{')' if self.open_hi else ']'}")
+
+
+
+def _num(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e10 else f"{x:g}"
+
+
+SEED = Range(0, 2**32 - 1)
+COUNT = Range(1, 10**9)
+POSITIVE = Range(0, INF, open_lo=True)
+SHARE = Range(0, 1, open_lo=True)
+WIDTH = Range(1, 10**7)
+
+#: option -> its range (one meaning per option name, in every command that has it)
+RANGES: dict[str, Range] = {
+    # seeds (numpy takes 0 .. 2**32 - 1)
+    "--seed": SEED, "--boot-seed": SEED,
+    # how the work runs
+    "--workers": Range(1, 4096), "--max-chars": COUNT, "--max-segments": COUNT, "-n": COUNT,
+    # corpora and training
+    "--sample-bytes": POSITIVE, "--heldout": Range(0, 1, open_lo=True, open_hi=True),
+    "--vocab-size": Range(2, 10**8), "--adapt-bytes": Range(0, 1e18),
+    # model shape
+    "--d-model": WIDTH, "--layers": WIDTH, "--heads": WIDTH, "--kv-heads": WIDTH, "--d-ff": WIDTH,
+    "--head-dim": WIDTH, "--context": Range(1, 10**9), "--seq-len": Range(1, 10**9),
+    "--non-vocab-params": Range(0, 1e14, open_lo=True, says="a finite number in (0, 1e+14]"),
+    # hardware and parallelism
+    "--gpus": Range(1, 10**6), "--tp": Range(1, 10**6), "--pp": Range(1, 10**6), "--zero": Range(0, 3),
+    "--micro-batch": Range(1, 10**6), "--batch": Range(1, 10**7),
+    "--mfu": SHARE, "--mbu": SHARE, "--goodput": SHARE,
+    "--price": Range(0, 1e6, open_lo=True),
+    # volumes
+    "--train-chars": POSITIVE, "--train-bytes": POSITIVE, "--train-tokens": POSITIVE, "--tokens-per-param": POSITIVE,
+    "--serve-chars": POSITIVE, "--prompt-chars": Range(0, 1e12), "--output-chars": Range(0, 1e12, open_lo=True),
+    "--flops": Range(0, 1e35, open_lo=True, says="a finite training budget in (0, 1e+35] FLOPs"),
+    # thresholds
+    "--max-unk": Range(0, 1), "--max-premium": Range(1, 1e9, says="a finite number of at least 1"),
+}
+
+
+def check(option: str, value) -> None:
+    """Refuse ``value`` for ``option`` when it lies outside the option's range (None: not given).
+    An option missing from :data:`RANGES` is a bug (``tests/test_ranges.py`` finds it first)."""
+    if value is None or isinstance(value, bool):
+        return
+    r = RANGES[option]
+    if r.admits(value):
+        return
+    whole = r.describe()
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        need = (whole if whole.startswith("a ") else "a finite positive number" if r.open_lo and r.lo == 0
+                else f"a finite number {whole}")
+        shown = "nan" if math.isnan(value) else value
+    elif value < r.lo or (r.open_lo and value == r.lo):
+        need, shown = (r.says or (("a finite positive number" if r.lo == 0 else f"above {_num(r.lo)}") if r.open_lo
+                                  else f"at least {_num(r.lo)}")), value
+    else:
+        need, shown = r.says or (f"below {_num(r.hi)}" if r.open_hi else f"at most {_num(r.hi)}"), value
+    raise TokstatError(f"{option} must be {need}, got {shown}",
+                       fix=f"{option} takes {whole}" if whole.startswith("a ") else f"give {option} a value {whole}")
+
+
+__all__ = ["RANGES", "Range", "check"]

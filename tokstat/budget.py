@@ -36,7 +36,7 @@ import polars as pl
 from .adapters import Adapter
 from .corpus import Corpus, normalizer
 from .errors import TokstatError
-from .io import parquet_file
+from .io import check_inputs_unchanged, parquet_file, regular_file, run_scope
 from .loaders import load_corpus
 from .loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
 
@@ -64,6 +64,7 @@ def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cl
     """Every cluster of the files, from metadata and sizes only."""
     out = []
     for path, lang in files:
+        regular_file(path, "shard")          # recorded: a shard that changes before the run ends is an error
         if path.lower().endswith(".parquet"):
             n = parquet_file(path, "shard").num_row_groups
             out.extend(Cluster(path, lang, "rowgroup", i) for i in range(n))
@@ -111,7 +112,7 @@ def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int
         return [(code, text) for _, code, text in documents(p, text_col=text_col, lang_col=lang_col, lang=cl.lang)]
     start, end = cl.index * block, (cl.index + 1) * block
     out = []
-    with open(p, "rb") as f:
+    with open(regular_file(p, "shard"), "rb") as f:
         if start > 0:
             f.seek(start - 1)
             if f.read(1) != b"\n":
@@ -145,8 +146,9 @@ def _t975(df: int) -> float:
     return 1.96
 
 
-def expand(totals: np.ndarray, M: int) -> tuple[float, float, float]:
-    """``(estimate, low, high)`` of the population total from the sampled cluster totals.
+def expand(totals: np.ndarray, M: int) -> tuple[float, float | None, float | None]:
+    """``(estimate, low, high)`` of the population total from the sampled cluster totals (no
+    interval, ``None``, from a single sampled cluster of several: its variance is unknown).
 
     >>> expand(np.array([10.0, 12.0, 8.0, 10.0]), 4)          # every cluster: exact, zero width
     (40.0, 40.0, 40.0)
@@ -155,12 +157,14 @@ def expand(totals: np.ndarray, M: int) -> tuple[float, float, float]:
     est = M / m * float(totals.sum())
     if m >= M:
         return est, est, est
-    se = M * math.sqrt((1 - m / M) * float(totals.var(ddof=1)) / m) if m > 1 else float("inf")
+    if m < 2:
+        return est, None, None
+    se = M * math.sqrt((1 - m / M) * float(totals.var(ddof=1)) / m)
     h = _t975(m - 1) * se
     return est, max(0.0, est - h), est + h
 
 
-def expand_strata(parts: list[tuple[np.ndarray, int]]) -> tuple[float, float, float]:
+def expand_strata(parts: list[tuple[np.ndarray, int]]) -> tuple[float, float | None, float | None]:
     """Stratified version of :func:`expand`: ``parts`` are (sampled cluster totals, clusters) per
     stratum; estimates and variances add, the t quantile has Σ(m_h − 1) degrees of freedom.
 
@@ -181,6 +185,8 @@ def expand_strata(parts: list[tuple[np.ndarray, int]]) -> tuple[float, float, fl
             dof += m_h - 1
     if exact:
         return total, total, total
+    if math.isinf(var) or dof <= 0:       # a stratum sampled by one cluster of several: no interval
+        return total, None, None
     h = _t975(dof) * math.sqrt(var)
     return total, max(0.0, total - h), total + h
 
@@ -194,6 +200,14 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
     :data:`MIN_CLUSTERS`) with 95 % intervals; ``exact`` also counts every document (the
     ``exact`` and ``exact_bytes`` columns). ``token_share``/``byte_share``: the language's share of
     the tokenizer's tokens and of the bytes. ``backend``: as in :func:`tokstat.compare.compare`."""
+    with run_scope():
+        df = _budget(corpus, tokenizers, sample=sample, seed=seed, exact=exact, block=block, engine=engine,
+                     workers=workers, address=address, progress=progress, backend=backend, **load_kw)
+        check_inputs_unchanged()      # the estimate and the exact count are of one corpus, as it was first read
+    return df
+
+
+def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, address, progress, backend, **load_kw):
     from .compare import resolve_tokenizers, with_backend
 
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus, **load_kw)

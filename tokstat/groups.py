@@ -200,6 +200,9 @@ def _value(df: pl.DataFrame, value: str | None) -> str:
     if value not in df.columns:
         raise TokstatError(f"no column {value!r} to group", fix="pass --value premium, tokens_per_char or tokens_per_byte "
                            "(a tokstat compare table)")
+    if not df.schema[value].is_numeric():
+        raise TokstatError(f"--value {value} is a column of {df.schema[value]}, not of numbers: groups summarise a "
+                           "number per language", fix="pass --value premium, tokens_per_char or tokens_per_byte")
     return value
 
 

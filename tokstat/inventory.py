@@ -19,6 +19,7 @@ import regex
 from .adapters import Adapter, load_tokenizer
 from .adapters.base import byte_decoder as _byte_decoder
 from .adapters.base import byte_piece
+from .errors import TokstatError
 
 #: scripts reported by name (the rest of the letters are ``other``)
 SCRIPTS = ["Latin", "Han", "Cyrillic", "Hangul", "Hiragana", "Katakana", "Arabic", "Devanagari", "Thai", "Greek",
@@ -105,7 +106,12 @@ def entries(adapter: Adapter) -> dict[int, bytes]:
             else:
                 out[i] = t.replace("▁", " ").encode("utf-8")
         return out
-    raise NotImplementedError(f"no vocabulary listing for {adapter.family}")   # pragma: no cover
+    from .adapters.pretokenized import PretokenizedAdapter
+
+    if isinstance(adapter, PretokenizedAdapter):      # ids: the ?vocab= file's entries
+        return dict(adapter._bytes)
+    raise TokstatError(f"{adapter.id}: tokstat cannot list the vocabulary of a {adapter.family} tokenizer",
+                       fix="pass the tokenizer's own file (hf:, spm:, tiktoken:, wordpiece:)")
 
 
 def inventory(tokenizers: list[str | Adapter]):
@@ -138,6 +144,12 @@ def overlap(tokenizers: list[str | Adapter]):
     import polars as pl
 
     adapters = [t if isinstance(t, Adapter) else load_tokenizer(t) for t in tokenizers]
+    seen: dict[str, str] = {}
+    for t, a in zip(tokenizers, adapters):
+        if a.id in seen:
+            raise TokstatError(f"{a.id} is given twice ({seen[a.id]} and {t if isinstance(t, str) else a.id}): an "
+                               "overlap with itself is 1 by definition", fix="give each tokenizer once")
+        seen[a.id] = t if isinstance(t, str) else a.id
     sets = {a.id: set(entries(a).values()) for a in adapters}
     rows = []
     for a in sets:

@@ -124,6 +124,32 @@ def read_training_metadata(adapter: Adapter, path: Path) -> Adapter:
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
+def id_space(ids, entries: int, where: object, what: str = "the vocabulary") -> int:
+    """The size of the id space (largest id + 1) of a vocabulary of ``entries`` entries; an empty
+    vocabulary, a negative id or one far beyond the entries (tokstat keeps per-id arrays: an id of
+    10^12 would ask for terabytes) is one error naming the file.
+
+    >>> id_space([0, 5, 2], 3, "v.json")
+    6
+    >>> id_space([10**12], 1, "v.json")
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: v.json: token id 1000000000000 in the vocabulary is far beyond its 1 entries (fix: ...)
+    """
+    from ..errors import TokstatError
+
+    ids = list(ids)
+    if not ids:
+        raise TokstatError(f"{what} is empty (no token)", path=where, fix="pass a trained tokenizer with a vocabulary")
+    lo, hi = min(ids), max(ids)
+    if lo < 0:
+        raise TokstatError(f"token id {lo} in {what} is negative", path=where, fix="token ids count from 0")
+    if hi >= 16 * entries + 1_000_000:
+        raise TokstatError(f"token id {hi} in {what} is far beyond its {entries:,} entries", path=where,
+                           fix="renumber the ids from 0 (a vocabulary's ids are 0 .. size - 1, a few gaps at most)")
+    return hi + 1
+
+
 def byte_piece(piece: str) -> int | None:
     """The byte a byte-fallback piece (``<0xE4>``) stands for, or None for any other piece.
 

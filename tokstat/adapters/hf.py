@@ -16,7 +16,7 @@ from tokenizers import Tokenizer
 from ..errors import TokstatError
 from ..io import read_input
 from ..utf8 import char_to_byte, offsets
-from .base import Adapter, byte_piece, fix_byte_runs, flatten, monotone, read_training_metadata, spans_from_lengths, unspelt
+from .base import Adapter, byte_piece, fix_byte_runs, id_space, flatten, monotone, read_training_metadata, spans_from_lengths, unspelt
 
 
 def _uses_byte_level(cfg: dict) -> bool:
@@ -55,7 +55,7 @@ class HFAdapter(Adapter):
         if self.byte_level:
             self.algorithm = f"byte-level {self.algorithm}"
         vocab = tok.get_vocab(with_added_tokens=True)
-        self.n_ids = max(vocab.values()) + 1
+        self.n_ids = id_space(vocab.values(), len(vocab), ident, "the tokenizer's vocabulary")
         self.vocab_size = tok.get_vocab_size(with_added_tokens=False)
         unk = model.get("unk_token")
         self.unk_ids = frozenset({vocab[unk]} if unk in vocab else set())

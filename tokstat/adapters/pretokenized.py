@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import TokstatError
 from ..io import read_input
-from .base import Adapter, byte_piece, flatten
+from .base import Adapter, byte_piece, flatten, id_space
 
 SPELLINGS = ("byte-level", "sentencepiece", "plain")
 
@@ -154,7 +154,7 @@ def load_ids(target: str, options: dict[str, str]) -> PretokenizedAdapter:
         raise TokstatError(f"unknown spelling {spelling!r}", fix=f"use ?spelling= one of {', '.join(SPELLINGS)}")
     vpath = Path(options["vocab"])
     piece_id, id_bytes, spelling, byte_ids = _vocab(vpath, spelling)
-    n_ids = max(id_bytes) + 1 if id_bytes else 0
+    n_ids = id_space(id_bytes, len(id_bytes), vpath)
     table, h = {}, hashlib.sha256()
     for line, text, ids, pieces in _rows(path):
         if not isinstance(text, str):

@@ -11,6 +11,43 @@ from .job import Columns, Job, Stats, batches, count_segments, count_stream, mer
 from .local import _single_threaded
 
 
+#: seconds a cluster address has to answer before it is declared unreachable
+PROBE_SECONDS = 5.0
+
+
+def probe(address: str, timeout: float = PROBE_SECONDS) -> None:
+    """Check, within ``timeout`` seconds, that ``address`` (``HOST:PORT`` or ``ray://HOST:PORT``)
+    answers as a Ray head does: Ray's GCS and Ray Client are gRPC servers, which answer the HTTP/2
+    connection preface with a SETTINGS frame. Nothing listening, a dropped connection or a server
+    that does not speak gRPC is one error in seconds (``ray.init`` itself would retry for minutes).
+    ``auto`` and addresses without a port are left to Ray."""
+    import socket
+
+    hostport = address.split("://", 1)[-1]
+    host, sep, port = hostport.rpartition(":")
+    if address == "auto" or not sep or not port.isdigit():
+        return
+    host = host.strip("[]")
+    fix = ("check --address (HOST:6379 for the GCS, ray://HOST:10001 for Ray Client) and that the cluster is up "
+           "(ray status on the head node), or drop --address to start a local instance")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as s:
+            s.settimeout(timeout)
+            s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+            head = b""
+            while len(head) < 9:
+                got = s.recv(9 - len(head))
+                if not got:
+                    break
+                head += got
+    except socket.timeout:
+        raise TokstatError(f"the Ray cluster at {address} does not answer (nothing within {timeout:g} s)", fix=fix) from None
+    except OSError as e:
+        raise TokstatError(f"cannot reach the Ray cluster at {address} ({e.strerror or e})", fix=fix) from None
+    if len(head) < 9 or head[3] != 0x04:
+        raise TokstatError(f"{address} answers, but not as a Ray cluster (no gRPC/HTTP/2 reply)", fix=fix)
+
+
 def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, address: str | None = None,
             batch_size: int = 256, shards: list[Corpus] | None = None, progress=None) -> Stats:
     """The same counting as Ray actors: each actor accumulates the batches (or shards) it is given and
@@ -21,6 +58,8 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
     except ImportError:
         raise TokstatError("--engine ray needs Ray", fix="pip install 'tokstat[ray]'") from None
     started = not ray.is_initialized()
+    if started and address:
+        probe(address)
     if started:
         kw = {"address": address} if address else {"num_cpus": workers or os.cpu_count()}
         try:

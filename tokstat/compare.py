@@ -13,6 +13,8 @@ import polars as pl
 
 from ._version import __version__
 from .adapters import Adapter, load_tokenizer, parse_spec
+from pathlib import Path
+
 from .corpus import Corpus, Segment
 from .engine import Job, run_local, run_ray
 from .engine.job import MAX_CHARS
@@ -269,6 +271,23 @@ def load_calibration(spec: str | Corpus, langs: list[str], pivot: str) -> dict:
     return {"pairs": out, "name": f"{cal.name}@{cal.fingerprint()[:8]}"}
 
 
+def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, mono: bool) -> None:
+    """A parallel corpus in which no language shares a single non-empty segment with the pivot has
+    no premium at all: an error naming the corpus (the rows do not pair translations), not a table
+    of nulls with a division warning."""
+    if pivot is None or mono:
+        return
+    rows = df.filter(pl.col("tokenizer") == first)
+    others = rows.filter(pl.col("language") != pivot)
+    if others.height and others["premium"].null_count() == others.height:
+        langs = ", ".join(others["language"].to_list())
+        raise TokstatError(f"nothing aligns: no segment has text in both the pivot {pivot} and {langs}, so there is no "
+                           "premium", path=c.sources[0] if len(c.sources) == 1 else
+                           (Path(c.sources[0]).parent if c.sources and len({Path(q).parent for q in c.sources}) == 1 else None),
+                           fix="check that each row holds one text and its translation (an empty cell pairs with "
+                           f"nothing; tokstat corpus info {c.name} shows the empty ones), or choose another --pivot")
+
+
 def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, seed: int = 0) -> dict:
     """The premium of a monolingual corpus calibrated on a parallel one:
 
@@ -457,6 +476,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         "premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
         "premium_mor_ci_high", "p50_tokens", "p95_tokens")}, infer_schema_length=None)
     df = df.select(COMPARE_COLUMNS)
+    _check_aligned(df, c, first, pivot, mono)
     if not job.keep_rows:
         return df
     segs = pl.concat(seg_frames).select("tokenizer", "language", pl.exclude("tokenizer", "language"))

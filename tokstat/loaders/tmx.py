@@ -30,14 +30,53 @@ def seg_text(seg: ET.Element) -> str:
     return "".join(parts)
 
 
+def tu_line(path: Path, n: int) -> int | None:
+    """The line on which the ``n``-th ``<tu>`` (from 1) of the file starts (ElementTree keeps no line
+    numbers; this second, expat-level pass runs only when an error needs the line)."""
+    import xml.parsers.expat
+
+    p = xml.parsers.expat.ParserCreate()
+    seen, found = [0], [None]
+
+    def start(name, attrs):
+        if name == "tu":
+            seen[0] += 1
+            if seen[0] == n:
+                found[0] = p.CurrentLineNumber
+                raise StopIteration
+
+    p.StartElementHandler = start
+    try:
+        with open(path, "rb") as f:
+            p.ParseFile(f)
+    except (StopIteration, xml.parsers.expat.ExpatError, OSError):
+        pass
+    return found[0]
+
+
+def _tuv_lang(tuv: ET.Element, path: Path, n: int, codes: dict[str, str] | None = None) -> str:
+    """The language of one ``<tuv>`` of the ``n``-th ``<tu>``; a missing or unknown code is an error
+    naming the line of its ``<tu>``."""
+    raw = tuv.get(XML_LANG) or tuv.get("lang") or ""
+    if codes and raw in codes:
+        return codes[raw]
+    if not raw.strip():
+        raise TokstatError(f"a <tuv> without xml:lang (in <tu> number {n})", path=path, line=tu_line(path, n),
+                           fix='give every <tuv> its language, e.g. <tuv xml:lang="en">')
+    try:
+        return normalize_lang(raw, source=path)
+    except TokstatError as e:
+        raise TokstatError(e.message, path=path, line=tu_line(path, n), fix=e.fix) from None
+
+
 def _langs_and_count(path: Path) -> dict[str, str]:
     """Raw ``xml:lang`` values -> language codes (one rule for the whole file, see ``normalize_langs``)."""
     raw: list[str] = []
-    for _, el in _iter_tu(path):
+    for n, (_, el) in enumerate(_iter_tu(path), 1):
         for tuv in el.iter("tuv"):
-            lang = tuv.get(XML_LANG) or tuv.get("lang")
-            if lang and lang not in raw:
-                normalize_lang(lang, source=path)
+            lang = tuv.get(XML_LANG) or tuv.get("lang") or ""
+            if lang not in raw:
+                _tuv_lang(tuv, path, n)
                 raw.append(lang)
         el.clear()
     return normalize_langs(raw, source=path)
@@ -68,11 +107,10 @@ def load_tmx(path: Path) -> Corpus:
         for n, (_, tu) in enumerate(_iter_tu(path), 1):
             texts = {}
             for tuv in tu.iter("tuv"):
-                raw = tuv.get(XML_LANG) or tuv.get("lang") or ""
-                lang = codes.get(raw) or normalize_lang(raw, source=path)
+                lang = _tuv_lang(tuv, path, n, codes)
                 if lang in texts:
                     raise TokstatError(f"two <tuv>s of language {lang} in one <tu> (tu {tu.get('tuid') or n})",
-                                       path=path, fix="keep one <tuv> per language in each <tu>")
+                                       path=path, line=tu_line(path, n), fix="keep one <tuv> per language in each <tu>")
                 seg = tuv.find("seg")
                 texts[lang] = seg_text(seg) if seg is not None else ""
             yield Segment(tu.get("tuid") or str(n), texts)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tokstat import load_corpus
 from tokstat.adapters import load_tokenizer
 from tokstat.cli import main
+from tokstat.errors import TokstatError
 from tokstat.inventory import CLASSES, classify, entries, inventory, overlap
 from tokstat.train import train
 
@@ -83,13 +84,15 @@ def test_inventory_shares_add_up():
 
 def test_overlap_identities():
     small, big = trained(800), trained(1200)
-    df = overlap([small, big, small])  # the same tokenizer twice is compared too
+    df = overlap([small, big])
     r = {(x["a"], x["b"]): x for x in df.iter_rows(named=True)}
     assert r[(small.id, small.id)]["jaccard"] == 1.0
     # BPE trained once is cut to smaller sizes: the small vocabulary is inside the big one
     assert r[(small.id, big.id)]["coverage"] == 1.0
     assert r[(big.id, small.id)]["coverage"] == pytest.approx(len(entries(small)) / len(entries(big)))
     assert r[(small.id, big.id)]["jaccard"] == r[(big.id, small.id)]["jaccard"]
+    with pytest.raises(TokstatError, match="is given twice"):     # an overlap with itself is 1 by definition: refused
+        overlap([small, big, small])
 
 
 def test_commands(tmp_path, capsys):

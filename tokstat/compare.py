@@ -279,7 +279,10 @@ def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, m
         return
     rows = df.filter(pl.col("tokenizer") == first)
     others = rows.filter(pl.col("language") != pivot)
-    if others.height and others["premium"].null_count() == others.height:
+    # an empty language, or text without tokens, is a null with its own warning; here both sides have tokens
+    with_tokens = others.filter(pl.col("tokens") > 0)
+    if (with_tokens.height and others["premium"].null_count() == others.height
+            and rows.filter((pl.col("language") == pivot) & (pl.col("tokens") > 0)).height):
         langs = ", ".join(others["language"].to_list())
         raise TokstatError(f"nothing aligns: no segment has text in both the pivot {pivot} and {langs}, so there is no "
                            "premium", path=c.sources[0] if len(c.sources) == 1 else

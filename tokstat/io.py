@@ -322,6 +322,9 @@ def check_outputs(outputs: dict[str, tuple[str | os.PathLike | None, str]], *,
         if value is None or value == "":
             continue
         p = Path(value)
+        if _is_input(p, ins) is not None:        # first: whatever else is wrong, this would lose data
+            raise TokstatError(f"{opt} is an input of this run; it would be overwritten", path=p,
+                               fix=f"write {opt} to another path")
         suffixes = KINDS[kind]
         if suffixes and p.suffix.lower() not in suffixes:
             names = ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}" if len(suffixes) > 1 else suffixes[0]
@@ -339,9 +342,6 @@ def check_outputs(outputs: dict[str, tuple[str | os.PathLike | None, str]], *,
         if not parent.is_dir() or not _writable(parent):
             raise TokstatError(f"cannot write {opt}: {parent} is not a writable folder", path=p,
                                fix="choose a path in a folder you can write to")
-        if _is_input(p, ins) is not None:
-            raise TokstatError(f"{opt} is an input of this run; it would be overwritten", path=p,
-                               fix=f"write {opt} to another path")
         for other, q in got.items():
             if p.absolute() == q.absolute() or _same(p, q):
                 raise TokstatError(f"{opt} and {other} are the same file", path=p, fix="give each output its own path")
@@ -350,6 +350,15 @@ def check_outputs(outputs: dict[str, tuple[str | os.PathLike | None, str]], *,
 
 
 # ---------------------------------------------------------------- the checked writer
+
+def refuse_inputs(paths) -> None:
+    """The writer's last guard: none of ``paths`` may be a file this run read or named (its record,
+    :func:`run_scope`), whichever code path opened it."""
+    for f in paths:
+        if _is_input(Path(f)) is not None:
+            raise TokstatError("this output is an input of this run; it would be overwritten", path=f,
+                               fix="write the output to another path; nothing was written")
+
 
 def _write_fd(fd: int, data: bytes) -> None:
     """Write every byte of ``data`` to ``fd``, flush it to the disk and check the size on disk: a
@@ -435,13 +444,9 @@ def write_outputs(outputs: Mapping[str | os.PathLike, Content]) -> list[Path]:
     >>> (d / "a.txt").read_bytes(), (d / "tok" / "x.json").read_bytes()
     (b'one', b'{}')
     """
-    for target, content in outputs.items():     # the last guard: nothing the run read is replaced
-        files = [Path(target)] if isinstance(content, (bytes, bytearray, memoryview)) else \
-            [Path(target)] + [Path(target) / n for n in content]
-        for f in files:
-            if _is_input(f) is not None:
-                raise TokstatError("this output is an input of this run; it would be overwritten", path=f,
-                                   fix="write the output to another path; nothing was written")
+    refuse_inputs([f for target, content in outputs.items() for f in
+                   ([Path(target)] if isinstance(content, (bytes, bytearray, memoryview)) else
+                    [Path(target)] + [Path(target) / n for n in content])])
     check_inputs_unchanged()
     staged: list[tuple[Path, Path, bool]] = []        # (target, temporary, is a folder)
     done: list[tuple[Path, Path | None, bool]] = []   # (target, backup, created)
@@ -534,6 +539,7 @@ def figure_bytes(fig, **kw) -> bytes:
 
 def write_tables(tables: dict[str | os.PathLike, pl.DataFrame]) -> list[Path]:
     """Write each DataFrame as Parquet, CSV or JSON (by suffix), all as one unit (:func:`write_outputs`)."""
+    refuse_inputs(tables)
     data = {}
     for p, df in tables.items():
         try:

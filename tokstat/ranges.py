@@ -100,8 +100,8 @@ def check(option: str, value) -> None:
         return
     whole = r.describe()
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        need = (whole if whole.startswith("a ") else "a finite positive number" if r.open_lo and r.lo == 0
-                else f"a finite number {whole}")
+        need = (whole if whole.startswith(("a ", "in ")) and (r.hi <= 1 or r.says) else
+                "a finite positive number" if r.open_lo and r.lo == 0 else f"a finite number {whole}")
         shown = "nan" if math.isnan(value) else value
     elif value < r.lo or (r.open_lo and value == r.lo):
         need, shown = (r.says or (("a finite positive number" if r.lo == 0 else f"above {_num(r.lo)}") if r.open_lo

@@ -166,6 +166,10 @@ def volume_tokens(results: pl.DataFrame, model: ModelConfig, *, train_chars=None
     if reference not in names:
         raise TokstatError(f"reference tokenizer {reference!r} is not in the results", fix=f"use one of {', '.join(names)}")
     ref_tpc = results.filter((pl.col("tokenizer") == reference) & (pl.col("language") == pivot))["tokens_per_char"][0]
+    if ref_tpc is None or not ref_tpc > 0:
+        raise TokstatError(f"{reference} has no tokens per character on the pivot {pivot} in the results (an empty cell), so "
+                           "a number of pivot tokens cannot be turned into text", fix="pass the results as tokstat wrote "
+                           "them, or give the text itself: --train-chars 1e12")
     pivot_chars = train_tokens / ref_tpc
     return ((lambda tpc, tpb, prem, piv: pivot_chars * piv * (1.0 if prem is None else prem)),
             f"{budget} of {pivot} text as {reference} counts it ({pivot_chars:.3g} {pivot} characters), "

@@ -203,7 +203,7 @@ def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col:
             for rb in pf.iter_batches(batch_size=65536, columns=[lang_col] + ([script] if script else [])):
                 vals = rb.column(lang_col).to_pylist()
                 scr = rb.column(script).to_pylist() if script else [None] * len(vals)
-                out.update(_lang_of(v, s, p, cache) for v, s in set(zip(vals, scr)))
+                out.update(_lang_of(v, s, p, cache) for v, s in dict.fromkeys(zip(vals, scr)))   # in order: one message
         else:
             out.update(code for _, code, _ in documents(p, lang=None, text_col=text_col, lang_col=lang_col, cache=cache))
     return out

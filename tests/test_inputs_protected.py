@@ -80,12 +80,14 @@ def world(tmp_path_factory) -> dict[str, str]:
              "premium": 1.0 if lang == "en" else 0.9} for k, v in enumerate([2000, 4000, 8000, 16000]) for lang in ("en", "zh")]
     write_tables({d / "results.csv": res, d / "segments.parquet": segs, d / "sweep.parquet": pl.DataFrame(rows)})
     (d / "groups.csv").write_text("language,group\nen,A\nzh,B\n")
+    (d / "morph").mkdir()
+    (d / "morph" / "english_morph_data.csv").write_text(",full_word,pt1,rest\n0,walked,walk,ed\n1,cats,cat,s\n")
     (d / "models.toml").write_text('[tiny]\nd_model = 64\nlayers = 2\nheads = 2\nkv_heads = 2\nd_ff = 256\nvocab_size = 400\ncontext = 512\n')
     w = {k: str(v) for k, v in {
         "corpus": corpus, "cal": d / "cal.tsv", "eval": d / "eval.tsv", "docs": d / "docs", "hf": d / "tok" / "tokenizer.json",
         "ranks": d / "ranks.tiktoken", "vocab": d / "vocab.txt", "spm": d / "m.model", "ids": d / "ids.jsonl",
         "results": d / "results.csv", "segments": d / "segments.parquet", "sweep": d / "sweep.parquet",
-        "groups": d / "groups.csv", "models": d / "models.toml"}.items()}
+        "groups": d / "groups.csv", "models": d / "models.toml", "morph": d / "morph"}.items()}
     w["dir"] = str(d)
     return w
 
@@ -112,6 +114,9 @@ def cases(w: dict[str, str]) -> dict[str, tuple[list[str], dict[str, str], dict[
                    {"base": w["hf"], "corpus_spec": w["corpus"], "eval_spec": w["eval"]}, {"--out": "dir"}),
         "inventory": (["inventory", t, hf, t, f"spm:{w['spm']}"], {"tokenizers": w["hf"], "tokenizers#spm": w["spm"]},
                       {"--out": ".json"}),
+        "morphscore": (["morphscore", t, hf, t, f"spm:{w['spm']}", "--data", w["morph"]],
+                       {"tokenizers": w["hf"], "tokenizers#spm": w["spm"], "data_dir": w["morph"] + "/english_morph_data.csv"},
+                       {"--out": ".csv"}),
         "overlap": (["overlap", t, hf, t, f"wordpiece:{w['vocab']}"], {"tokenizers": w["hf"], "tokenizers#wp": w["vocab"]},
                     {"--out": ".csv", "--png": ".png"}),
         "groups": (["groups", w["results"], "--by", "custom", "--groups", w["groups"]],
@@ -149,7 +154,7 @@ def commands() -> dict[str, click.Command]:
 def test_every_command_and_input_option_is_walked(tmp_path):
     """The walk covers every command, every option that may name a file and every output option."""
     w = {k: str(tmp_path / k) for k in ("corpus", "cal", "eval", "docs", "hf", "ranks", "vocab", "spm", "ids", "results",
-                                        "segments", "sweep", "groups", "models", "dir")}
+                                        "segments", "sweep", "groups", "models", "dir", "morph")}
     table = cases(w)
     for name, cmd in commands().items():
         mine = [k for k in table if k == name or k.startswith(name + " ")]

@@ -100,6 +100,8 @@ def corpus_options(f):
                      help="TSV quoting: csv (spreadsheet-style), none (quotes are text), auto (as the file shows)"),
         click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default="nfc", show_default=True,
                      help="Unicode normalisation of every text before counting (none: the raw text)"),
+        click.option("--strip", is_flag=True, help="strip each segment's leading and trailing whitespace before counting "
+                     "(as FLORES+ and TokSuite read FLORES-200; named in the signature)"),
         click.option("--languages", help="comma-separated subset of the corpus's languages"),
         click.option("--kind", "corpus_kind", type=click.Choice(["auto", "parallel", "monolingual"]), default="auto",
                      show_default=True, help="parallel (aligned segments) or monolingual (documents, each in one "
@@ -190,14 +192,14 @@ def wide_option(f):
 
 def load(spec: str, *, columns=None, data_split=None, encoding_errors="strict", source_lang="en", quoting="auto",
          normalize="nfc", languages=None, corpus_kind="auto", text_col=None, lang_col=None, doc_lang=None,
-         lang_id="off"):
+         lang_id="off", strip=False):
     """The corpus of a command's corpus options (its languages selected)."""
     from . import parse
     from .loaders import load_corpus
 
     c = load_corpus(spec, columns=parse.columns(columns), split=data_split, encoding_errors=encoding_errors,
                     source_lang=source_lang, quoting=quoting, normalize=normalize, kind=corpus_kind,
-                    text_col=text_col, lang_col=lang_col, lang=doc_lang, lang_id=lang_id)
+                    text_col=text_col, lang_col=lang_col, lang=doc_lang, lang_id=lang_id, strip=strip)
     langs = parse.languages(languages)
     return c.select(langs) if langs else c
 
@@ -209,7 +211,7 @@ def inputs_of(spec: str, corpus) -> list[Path]:
 
 def _pop_corpus(kw: dict) -> dict:
     return {k: kw.pop(k) for k in ("columns", "data_split", "encoding_errors", "source_lang", "quoting", "normalize",
-                                   "languages", "corpus_kind", "text_col", "lang_col", "doc_lang", "lang_id")}
+                                   "languages", "corpus_kind", "text_col", "lang_col", "doc_lang", "lang_id", "strip")}
 
 
 # ---------------------------------------------------------------- every command: ranges and inputs
@@ -321,7 +323,7 @@ SHOWN_WIDE = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "toke
               ("split_char_rate", "split chars"), ("unk_rate", "unk"), ("roundtrip_rate", "round-trip"),
               ("boundary_f1", "bound.F1"), ("renyi_efficiency", "Rényi"), ("shannon_entropy", "H bits"),
               ("type_token_ratio", "TTR"), ("bits_per_byte", "bits/byte"), ("premium", "premium [95% CI]"),
-              ("premium_mean_of_ratios", "mean of ratios [95% CI]")]
+              ("premium_mean_of_ratios", "mean of ratios [95% CI]"), ("rtc", "RTC")]
 
 
 def _premium_cell(r, c):
@@ -411,15 +413,32 @@ def pl_rows(rows: list[dict]):
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def _mark_lossy(rows: list[dict], max_unk: float = 0.01) -> bool:
-    """Mark in the tokenizer cell the rows of a tokenizer that loses text (unknown tokens on more than
-    ``max_unk`` of the characters, or a decoder that does not give the sampled texts back)."""
-    lossy = {r["tokenizer"] for r in rows if (r.get("unk_rate") or 0) > max_unk
-             or (r.get("roundtrip_rate") is not None and r["roundtrip_rate"] < 1)}
+def _mark_lossy(rows: list[dict], lossy: set[str] | None = None) -> bool:
+    """Mark in the tokenizer cell the rows of a tokenizer that loses text (the one rule,
+    :func:`tokstat.metrics.unreliable`: unknown tokens on more than 1 % of a language's characters,
+    or a decoder that does not give the sampled texts back); ``lossy`` names them when the rows
+    themselves do not carry the rates (a grouped table)."""
+    if lossy is None:
+        import polars as pl
+
+        from .metrics import unreliable
+
+        cols = [c for c in ("tokenizer", "language", "unk_rate", "roundtrip_rate") if rows and c in rows[0]]
+        lossy = set(unreliable(pl.DataFrame([{c: r[c] for c in cols} for r in rows], infer_schema_length=None))) \
+            if rows and "tokenizer" in cols and "language" in cols else set()
+    marked = False
     for r in rows:
         if r["tokenizer"] in lossy:
             r["tokenizer"] = f"{r['tokenizer']} {LOSSY}"
-    return bool(lossy)
+            marked = True
+    return marked
+
+
+def _lossy_of(df) -> set[str]:
+    """The tokenizers of a compare table that lose text (:func:`tokstat.metrics.unreliable`)."""
+    from .metrics import unreliable
+
+    return set(unreliable(df)) if {"tokenizer", "language"} <= set(df.columns) else set()
 
 
 def _matrix(df, title: str):
@@ -500,7 +519,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
         click.echo(export_table(rows, SHOWN, _premium_cell, table_format,
                                 caption=f"{title}; {len(set(df['signature'].to_list()))} signature(s) in the --out files"),
                    nl=False)
-        _print_groups(_group_rows(df, dims, None, None), table_format)
+        _print_groups(_group_rows(df, dims, None, None), table_format, _lossy_of(df))
         tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
         if tables:
             write_tables(tables)
@@ -520,7 +539,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
                 _print(f"parity across languages, {r['tokenizer']}: Gini {r['premium_gini']:.3f} (mean of ratios "
                        f"{r['premium_mean_of_ratios_gini']:.3f}), max/min {r['premium_max_over_min']:.2f}, "
                        f"worst {r['premium_worst_language']}")
-    _print_groups(_group_rows(df, dims, None, None))
+    _print_groups(_group_rows(df, dims, None, None), lossy=_lossy_of(df))
     _signatures(df, every=show_signatures)
     tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
     if tables:
@@ -810,6 +829,41 @@ def inventory_cmd(tokenizers, out, as_json):
         _print(f"wrote {out}")
 
 
+@cli.command("morphscore")
+@tokenizer_options()
+@click.option("--data", "data_dir", help="folder of MorphScore's *_morph_data.csv (default: $TOKSTAT_DATA/morphscore)")
+@click.option("--compat", is_flag=True, help="the reference code's rule (tokens decoded one by one; a byte-level token "
+              "cut inside a character scores 0) instead of byte-exact boundaries")
+@click.option("--languages", help="comma-separated ISO 639-3 codes (default: every file)")
+@click.option("--out", help="write the table (.parquet, .csv or .json)")
+@click.option("--json", "as_json", is_flag=True, help="print the rows as JSON records")
+def morphscore_cmd(tokenizers, data_dir, compat, languages, out, as_json):
+    """MorphScore (Arnett & Bergen 2025): the share of words whose token boundaries include the gold
+    morpheme boundary (words left whole excluded), byte-exact by default, with precision and F1."""
+    from . import parse
+    from .io import write_tables
+    from .morphscore import morphscore
+
+    check_outputs({"--out": (out, "table")})
+    df = morphscore(list(tokenizers), data_dir, compat=compat, languages=parse.languages(languages, "--languages"))
+    if as_json:
+        click.echo(json_for_terminal(df.write_json()))
+    else:
+        rule = "the reference code's rule (--compat)" if compat else "byte-exact boundaries"
+        _print(_table(f"tokstat morphscore — {rule}", [("tokenizer", "tokenizer"), ("language", "lang"),
+                      ("morphscore", "MorphScore"), ("precision", "precision"), ("f1", "F1"), ("items", "items"),
+                      ("whole", "whole"), ("inconsistent", "inconsistent")], df.iter_rows(named=True),
+                      lambda r, c: "–" if r[c] is None else f"{r[c]:.4f}" if c in ("morphscore", "precision", "f1")
+                      else f"{r[c]:,}" if isinstance(r[c], int) else visible(str(r[c]))))
+        bad = df.filter(df["inconsistent"] > 0)
+        if bad.height:
+            _print(f"{', '.join(dict.fromkeys(bad['name'].to_list()))}: items whose parts do not spell the word "
+                   + ("are scored 0, as the reference does" if compat else "are left out (column inconsistent)"))
+    if out:
+        write_tables({out: df})
+        _print(f"wrote {out}")
+
+
 @cli.command("overlap")
 @tokenizer_options()
 @click.option("--out", help="write the table (.parquet, .csv or .json)")
@@ -883,18 +937,23 @@ def _group_cell(r: dict, c: str) -> str:
     return f"{v:.3f}" if isinstance(v, float) else ("–" if v is None else str(v))
 
 
-def _print_groups(tables: list, table_format: str = "table") -> None:
+def _print_groups(tables: list, table_format: str = "table", lossy: set[str] = frozenset()) -> None:
+    """The grouped tables; the rows of a tokenizer that loses text (``lossy``) marked as in compare."""
+    shown = False
     for g in tables:
         if not g.height:
             continue
         title = f"by {g['dimension'][0]} — {g['value'][0]}, geometric mean over each group's languages"
+        rows = list(g.iter_rows(named=True))
+        shown |= _mark_lossy(rows, lossy)
         if table_format != "table":
             from .fmt import export_table
 
-            click.echo(export_table(list(g.iter_rows(named=True)), GROUP_SHOWN, _group_cell, table_format,
-                                    caption=title), nl=False)
+            click.echo(export_table(rows, GROUP_SHOWN, _group_cell, table_format, caption=title), nl=False)
         else:
-            _print(_table(title, GROUP_SHOWN, g.iter_rows(named=True), _group_cell))
+            _print(_table(title, GROUP_SHOWN, rows, _group_cell))
+    if shown and table_format == "table":
+        _print(f"{LOSSY} loses text (tokstat compare says where): its premiums are not comparable")
 
 
 @cli.command("groups")
@@ -922,12 +981,14 @@ def groups_cmd(results, by, value, groups_file, out, png, table_format):
         raise TokstatError(f"no {', '.join(sorted(missing))} column: not a compare table", path=results,
                            fix="pass a file written by tokstat compare --out")
     tables = _group_rows(df, parse_dimensions(by, "--by", custom=True), value, groups_file)
-    _print_groups(tables, table_format)
+    lossy = _lossy_of(df)
+    _print_groups(tables, table_format, lossy)
     has_premium = "premium" in df.columns and df["premium"].drop_nulls().len() > 0
     lz = lorenz_table(df, value="premium") if has_premium else None
     if lz is not None and lz.height and table_format == "table":
         for (tok,), g in lz.group_by(["tokenizer"], maintain_order=True):
-            _print(f"Lorenz curve of the premiums, {tok}: Gini {g['gini'][0]:.3f} over {g.height} languages")
+            _print(f"Lorenz curve of the premiums, {tok}{' ' + LOSSY if tok in lossy else ''}: Gini {g['gini'][0]:.3f} "
+                   f"over {g.height} languages")
     if png and lz is None:
         raise TokstatError("--png draws the premiums' Lorenz curve; this table has no premium",
                            fix="run compare on a parallel corpus with a --pivot, or drop --png")

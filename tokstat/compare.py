@@ -271,6 +271,25 @@ def load_calibration(spec: str | Corpus, langs: list[str], pivot: str) -> dict:
     return {"pairs": out, "name": f"{cal.name}@{cal.fingerprint()[:8]}"}
 
 
+def with_rtc(df: pl.DataFrame, pivot: str | None) -> pl.DataFrame:
+    """The ``rtc`` column, a peer's "relative tokenization cost": the pivot's characters per token
+    divided by the language's, i.e. tokens per character of the language over the pivot's (same
+    tokenizer). It is **not** the premium: on aligned text RTC = premium × chars(pivot) / chars(L),
+    so it carries the scripts' character ratio (Chinese needs far fewer characters than English for
+    the same content). Null without a pivot (monolingual documents).
+
+    >>> d = pl.DataFrame({"tokenizer": ["t", "t"], "language": ["en", "zh"], "tokens_per_char": [0.25, 1.0]})
+    >>> with_rtc(d, "en")["rtc"].to_list()
+    [1.0, 4.0]
+    """
+    if pivot is None:
+        return df.with_columns(pl.lit(None, pl.Float64).alias("rtc"))
+    piv = df.filter(pl.col("language") == pivot).select("tokenizer", pl.col("tokens_per_char").alias("_piv_tpc"))
+    return (df.join(piv, on="tokenizer", how="left", maintain_order="left")
+            .with_columns(pl.when(pl.col("_piv_tpc") > 0).then(pl.col("tokens_per_char") / pl.col("_piv_tpc"))
+                          .otherwise(None).cast(pl.Float64).alias("rtc")).drop("_piv_tpc"))
+
+
 def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, mono: bool) -> None:
     """A parallel corpus in which no language shares a single non-empty segment with the pivot has
     no premium at all: an error naming the corpus (the rows do not pair translations), not a table
@@ -478,7 +497,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         *INFO_COLUMNS,
         "premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
         "premium_mor_ci_high", "p50_tokens", "p95_tokens")}, infer_schema_length=None)
-    df = df.select(COMPARE_COLUMNS)
+    df = with_rtc(df, pivot if not mono else None).select(COMPARE_COLUMNS)
     _check_aligned(df, c, first, pivot, mono)
     if not job.keep_rows:
         return df

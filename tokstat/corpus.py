@@ -30,13 +30,20 @@ NORMALIZATIONS = ("nfc", "nfkc", "none")
 
 
 def normalizer(form: str):
-    """The text normalisation of ``--normalize``: ``nfc`` (default), ``nfkc`` or ``none`` (the raw text).
+    """The text normalisation of ``--normalize``: ``nfc`` (default), ``nfkc`` or ``none`` (the raw text);
+    ``FORM+strip`` (``--strip``) then strips each text's leading and trailing whitespace (Python's
+    ``str.strip``: every Unicode white space), as FLORES+ and TokSuite's loaders do.
 
     >>> normalizer("nfkc")("ｆｕｌｌ①"), normalizer("none")("e\u0301") == "e\u0301"
     ('full1', True)
+    >>> normalizer("nfc+strip")("  a b  ")
+    'a b'
     """
     from .errors import TokstatError
 
+    if form.endswith("+strip"):
+        inner = normalizer(form[: -len("+strip")])
+        return lambda t: inner(t).strip()
     if form == "nfc":
         return nfc
     if form == "nfkc":

@@ -7,6 +7,7 @@ import warnings
 from functools import lru_cache
 
 import numpy as np
+import polars as pl
 
 from .counts import RATIO_SCALE, LangStats, percentile_from_counts
 
@@ -20,12 +21,43 @@ COMPARE_COLUMNS = ["tokenizer", "language", "script", "tokenizer_family", "vocab
                    "continued_word_rate", "split_char_rate", "single_token_char_coverage", "unk_rate", "roundtrip_rate",
                    "byte_fallback_rate", "boundary_precision", "boundary_recall", "boundary_f1",
                    "renyi_efficiency", "renyi_efficiency_observed", "vocab_used", *INFO_COLUMNS, "premium", "premium_ci_low", "premium_ci_high",
-                   "premium_mean_of_ratios", "premium_mor_ci_low", "premium_mor_ci_high",
+                   "premium_mean_of_ratios", "premium_mor_ci_low", "premium_mor_ci_high", "rtc",
                    "p50_tokens", "p95_tokens", "signature"]
 #: columns added after result files were first written: a file without them is still a compare table
 LATER_COLUMNS = {"script", "tokens_per_char_ci_low", "tokens_per_char_ci_high", "tokens_per_byte_ci_low",
-                 "tokens_per_byte_ci_high", *INFO_COLUMNS}
+                 "tokens_per_byte_ci_high", "rtc", *INFO_COLUMNS}
 RENYI_ALPHA = 2.5
+#: a tokenizer with unknown tokens on more than this share of a language's characters loses text
+MAX_UNK = 0.01
+
+
+def unreliable(c: pl.DataFrame, max_unk: float = MAX_UNK) -> dict[str, str]:
+    """``{tokenizer: why}`` for the tokenizers that lose text on some language: unknown tokens on
+    more than ``max_unk`` of its characters, or a decoder that does not give the sampled texts back
+    (a tokenizer that drops input, or a broken load). The one rule every view marks (⚠) and every
+    answer (report, ``cost``'s ``recommended``) leaves out.
+
+    >>> d = pl.DataFrame({"tokenizer": ["a", "a", "b"], "language": ["en", "zh", "zh"],
+    ...                   "unk_rate": [0.0, 0.0, 0.2], "roundtrip_rate": [1.0, 0.0, 1.0]})
+    >>> unreliable(d)
+    {'a': 'its decoder gives back 0% of sampled zh texts', 'b': '20% of zh characters unknown'}
+    """
+    why: dict[str, str] = {}
+    for (tok,), g in c.group_by("tokenizer", maintain_order=True):
+        parts = []
+        if "unk_rate" in g.columns:
+            u = g.filter(pl.col("unk_rate") > max_unk).sort("unk_rate", descending=True)
+            if u.height:
+                parts.append(", ".join(f"{r['unk_rate']:.0%} of {r['language']} characters unknown"
+                                       for r in u.head(2).iter_rows(named=True)))
+        if "roundtrip_rate" in g.columns:
+            r = g.filter(pl.col("roundtrip_rate") < 1).sort("roundtrip_rate")
+            if r.height:
+                w = r.row(0, named=True)
+                parts.append(f"its decoder gives back {w['roundtrip_rate']:.0%} of sampled {w['language']} texts")
+        if parts:
+            why[tok] = "; ".join(parts)
+    return why
 
 
 def ratio(num: float, den: float, what: str = "") -> float | None:

@@ -30,7 +30,7 @@ COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "voca
                 "mfu", "mfu_source", "seq_len", "train_precision", "goodput", "price_usd_h", "price_source",
                 "model", "gpu", "gpus", "prompt_chars", "output_chars", "requested_size", "mix_shares", "signature"]
 #: above this share of characters read as unknown tokens a tokenizer loses text: never recommended
-MAX_UNK = 0.01
+from ..metrics import MAX_UNK  # noqa: E402 - one threshold for every view
 #: the default training budget: Chinchilla's ~20 tokens per parameter (Hoffmann et al. 2022), in
 #: tokens of the pivot language counted by the reference tokenizer
 TOKENS_PER_PARAM = 20.0

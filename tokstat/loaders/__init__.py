@@ -84,10 +84,12 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
                 split: str | None = None, encoding_errors: str = "strict",
                 langmap: dict[str, str] | None = None, source_lang: str = "en", quoting: str = "auto",
                 normalize: str = "nfc", kind: str = "auto", text_col: str | None = None,
-                lang_col: str | None = None, lang: str | None = None, lang_id: str = "off") -> Corpus:
+                lang_col: str | None = None, lang: str | None = None, lang_id: str = "off",
+                strip: bool = False) -> Corpus:
     """Resolve a corpus spec string (see README, "Corpora") to a :class:`~tokstat.corpus.Corpus`.
     ``quoting`` (``auto``, ``csv``, ``none``) is how a TSV file quotes (see ``load_delimited``);
-    ``normalize`` (``nfc``, ``nfkc``, ``none``) the Unicode normalisation every text gets.
+    ``normalize`` (``nfc``, ``nfkc``, ``none``) the Unicode normalisation every text gets, and
+    ``strip`` strips each text's edge whitespace after it (signatures say ``norm:nfc+strip``).
     ``kind``: ``parallel``, ``monolingual`` (documents each in one language, :mod:`.mono`) or
     ``auto`` (monolingual for a table with a text and a language column, per-language folders of
     shards, or when ``text_col``/``lang_col``/``lang`` is given; parallel otherwise)."""
@@ -120,7 +122,7 @@ def load_corpus(spec: str | os.PathLike, *, columns: list[str] | dict[str, str] 
                            f"(documents), and {c.name} is parallel (aligned segments, one column per language)",
                            path=c.sources[0] if c.sources else None,
                            fix=f"drop {' and '.join(given)} (the columns give the languages)")
-    return normalized(c, normalize)
+    return normalized(c, normalize + ("+strip" if strip else ""))
 
 
 def _mono_files(paths: list[Path], lang: str | None, lang_col: str | None = None) -> list[tuple[Path, str | None]]:

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..cost.projection import MAX_UNK
-from ..metrics import pivot_of
+from ..metrics import MAX_UNK, pivot_of, unreliable  # noqa: F401 - unreliable is part of this module's API
 from ..errors import TokstatError
 from ..fmt import fmt, money
 from ..markup import Markup, h, join
@@ -24,28 +23,6 @@ class Answer:
     html: Markup
     evidence: str                       # id of the element holding the evidence
     numbers: dict[str, float] = field(default_factory=dict)
-
-
-def unreliable(c: pl.DataFrame, max_unk: float = MAX_UNK) -> dict[str, str]:
-    """``{tokenizer: why}`` for the tokenizers that lose text on some language: unknown tokens on
-    more than ``max_unk`` of its characters, or a decoder that does not give the sampled texts back
-    (the worst language of each, in a few words)."""
-    why: dict[str, str] = {}
-    for (tok,), g in c.group_by("tokenizer", maintain_order=True):
-        parts = []
-        if "unk_rate" in g.columns:
-            u = g.filter(pl.col("unk_rate") > max_unk).sort("unk_rate", descending=True)
-            if u.height:
-                parts.append(", ".join(f"{r['unk_rate']:.0%} of {r['language']} characters unknown"
-                                       for r in u.head(2).iter_rows(named=True)))
-        if "roundtrip_rate" in g.columns:
-            r = g.filter(pl.col("roundtrip_rate") < 1).sort("roundtrip_rate")
-            if r.height:
-                w = r.row(0, named=True)
-                parts.append(f"its decoder gives back {w['roundtrip_rate']:.0%} of sampled {w['language']} texts")
-        if parts:
-            why[tok] = "; ".join(parts)
-    return why
 
 
 def _char_shares(rows: list[dict], mix) -> dict[str, float] | None:

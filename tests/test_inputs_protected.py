@@ -117,6 +117,8 @@ def cases(w: dict[str, str]) -> dict[str, tuple[list[str], dict[str, str], dict[
         "morphscore": (["morphscore", t, hf, t, f"spm:{w['spm']}", "--data", w["morph"]],
                        {"tokenizers": w["hf"], "tokenizers#spm": w["spm"], "data_dir": w["morph"] + "/english_morph_data.csv"},
                        {"--out": ".csv"}),
+        "fit-estimator": (["fit-estimator", w["corpus"], t, hf], {"corpus_spec": w["corpus"], "tokenizer_spec": w["hf"]},
+                          {"--out": ".json"}),
         "overlap": (["overlap", t, hf, t, f"wordpiece:{w['vocab']}"], {"tokenizers": w["hf"], "tokenizers#wp": w["vocab"]},
                     {"--out": ".csv", "--png": ".png"}),
         "groups": (["groups", w["results"], "--by", "custom", "--groups", w["groups"]],

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 TABLE_SUFFIXES = (".parquet", ".csv", ".json")
 #: what each kind of output must be: file suffixes (an empty tuple: a folder)
-KINDS = {"table": TABLE_SUFFIXES, "html": (".html", ".htm"), "png": (".png",), "folder": ()}
+KINDS = {"table": TABLE_SUFFIXES, "html": (".html", ".htm"), "png": (".png",), "json": (".json",), "folder": ()}
 
 WRITE_FIX = "free space or choose a folder you can write to; no output was replaced"
 

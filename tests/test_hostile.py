@@ -325,10 +325,10 @@ CASES = {
                          r"c\.tmx:1: invalid UTF-8 at byte offset 39"),
     "tmx-two-tuvs-one-language": (lambda t: ["corpus", "info", w(t / "c.tmx", '<tmx><body><tu tuid="7"><tuv xml:lang="en"><seg>a</seg></tuv>'
                                                                       '<tuv xml:lang="EN"><seg>b</seg></tuv></tu></body></tmx>')],
-                                  r"c\.tmx: two <tuv>s of language en in one <tu> \(tu 7\)"),
+                                  r"c\.tmx:\d+: two <tuv>s of language en in one <tu> \(tu 7\)"),
     "tmx-unknown-language": (lambda t: ["corpus", "info", w(t / "c.tmx", '<tmx><body><tu><tuv xml:lang="qqqqq1"><seg>a</seg>'
                                                                       '</tuv></tu></body></tmx>')],
-                             r"c\.tmx: unknown language code 'qqqqq1'"),
+                             r"c\.tmx:\d+: unknown language code 'qqqqq1'"),
     "tmx-external-entity": (lambda t: ["corpus", "info", w(t / "x.tmx", '<?xml version="1.0"?><!DOCTYPE t [<!ENTITY x SYSTEM '
                                                         '"file:///etc/passwd">]><tmx><body><tu><tuv xml:lang="en"><seg>&x;</seg>'
                                                         '</tuv></tu></body></tmx>')], r"x\.tmx:1: malformed TMX: undefined entity &x;"),

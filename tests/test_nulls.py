@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstat import compare
+from tokstat.errors import TokstatError
 from tokstat.adapters.base import Adapter, from_lists
 from tokstat.compare import RATIO_COLUMNS
 from tokstat.corpus import Corpus, Segment
@@ -99,7 +100,13 @@ def test_no_warning_when_every_ratio_is_defined():
                                        "zh": st.sampled_from(["", "\u3000", "你", "你 好", "。"])}),
                 min_size=1, max_size=6))
 def test_never_nan_or_inf(rows):
+    """Never NaN or inf; a corpus in which no segment has text in both languages is one error instead."""
+    aligned = any(r["en"] and r["zh"] for r in rows)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        df = compare(corpus(rows), [Chars()], workers=1, n_boot=50)
+        try:
+            df = compare(corpus(rows), [Chars()], workers=1, n_boot=50)
+        except TokstatError as e:
+            assert "nothing aligns" in str(e) and not aligned, e
+            return
     assert finite(df)

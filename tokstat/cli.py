@@ -434,6 +434,22 @@ def _mark_lossy(rows: list[dict], lossy: set[str] | None = None) -> bool:
     return marked
 
 
+def _print_choice(df, mix) -> None:
+    """``compare --mix``: the tokenizers ranked for the mix with their totals, and the answer (the one
+    criterion of :func:`tokstat.cost.choice.choose`, as the report and cost give it)."""
+    from .cost.choice import choose
+
+    ch = choose(df, mix)
+    rows = [{"tokenizer": t, "score": s, "diff": (s / ch.scores[ch.best] - 1) if ch.best else None}
+            for t, s in ch.scores.items()] + [{"tokenizer": t + " " + LOSSY, "score": None, "diff": None}
+                                              for t in ch.excluded]
+    _print(_table(f"ranked for the mix ({mix.describe()}): tokens per character of the mix", [
+        ("tokenizer", "tokenizer"), ("score", "tok/char of the mix"), ("diff", "vs best")], rows,
+        lambda r, c: visible(r[c]) if c == "tokenizer" else "–" if r[c] is None else
+        f"{r[c]:.4f}" if c == "score" else f"{r[c]:+.1%}"))
+    _print(f"which tokenizer for this mix: {ch.sentence()}")
+
+
 def _lossy_of(df) -> set[str]:
     """The tokenizers of a compare table that lose text (:func:`tokstat.metrics.unreliable`)."""
     from .metrics import unreliable
@@ -479,6 +495,7 @@ backend_option = click.option(
 @click.option("--segmenter", "segmenter_choices", multiple=True, metavar="LANG=NAME",
               help="another word segmenter for a language, repeatable: regex, icu (ICU's dictionary word break), "
                    "kiwi (Korean morphemes), default")
+@mix_options("rank the tokenizers for this mix (the answer the report and cost give)")
 @boot_seed_option
 @click.option("--workers", type=int, help="worker processes (default: all cores); results do not depend on it")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -489,7 +506,8 @@ backend_option = click.option(
 @quiet_option
 @wide_option
 def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, sort_by, matrix, show_signatures,
-            calibrate, table_format, group_by, segmenter_choices, boot_seed, workers, engine, address, backend, max_chars, quiet, **kw):
+            calibrate, table_format, group_by, segmenter_choices, boot_seed, workers, engine, address, backend, max_chars, quiet,
+            mix, mix_unit, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
@@ -500,6 +518,10 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
 
     dims = parse_dimensions(group_by, "--group-by") if group_by is not None else []
     chosen = _segmenter_choices(segmenter_choices)
+    from . import parse
+    from .mix import Mix
+
+    mixd = Mix(parse.mix(mix), mix_unit) if mix else None
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs=inputs_of(corpus_spec, c))
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
@@ -540,6 +562,8 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
                        f"{r['premium_mean_of_ratios_gini']:.3f}), max/min {r['premium_max_over_min']:.2f}, "
                        f"worst {r['premium_worst_language']}")
     _print_groups(_group_rows(df, dims, None, None), lossy=_lossy_of(df))
+    if mixd is not None:
+        _print_choice(df, mixd)
     _signatures(df, every=show_signatures)
     tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
     if tables:
@@ -1139,7 +1163,8 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
         raise TokstatError("cost needs a model", fix="pass --model PRESET (see tokstat model-info --help)")
     check_outputs({"--out": (out, "table")}, inputs=[results])
     model, g = model_config(model_name, models_file), gpu(gpu_name)
-    cdf = project(read_results_table(results, "tokstat compare --out or tokstat sweep --out"), model,
+    rdf = read_results_table(results, "tokstat compare --out or tokstat sweep --out")
+    cdf = project(rdf, model,
                   g, gpus=gpus, mfu=mfu, mbu=mbu, price=price, train_chars=train_chars,
                   train_bytes=train_bytes, train_tokens=train_tokens, tokens_per_param=tokens_per_param,
                   reference=reference, mix=parse.mix(mix), mix_unit=mix_unit, batch=batch, weights=weight_dtype, kv_dtype=kv_dtype,
@@ -1151,15 +1176,19 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
         if out:
             write_tables({out: cdf})
         return
+    held = cdf["held_equal"][0]
+    xp = "×pivot" + ("" if held == "content" else f" (same {held})")
     wide = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"),
             ("training_tokens", "train tokens"), ("gpu_hours", "GPU-h"), ("wall_clock_days", "days"),
-            ("dollars", "train USD"), ("cost_multiplier", "×pivot"), ("train_memory_gb_per_gpu", "train GB/GPU"),
+            ("dollars", "train USD"), ("cost_multiplier", xp), ("train_memory_gb_per_gpu", "train GB/GPU"),
             ("kv_cache_bytes_per_1k_chars", "KV B/1k ch"), ("chars_in_context", "chars/ctx"),
             ("request_prefill_s", "prefill s"), ("request_decode_s", "decode s"), ("usd_per_request", "USD/1k req"),
             ("serving_multiplier", "serve ×pivot"), ("fits", "serves"), ("recommended", "best")]
     cols = [("tokenizer", "tokenizer"), ("language", "lang"), ("vocab_size", "vocab"), ("dollars", "train USD"),
-            ("cost_multiplier", "×pivot"), ("usd_per_request", "USD/1k req"), ("serving_multiplier", "serve ×"),
+            ("cost_multiplier", xp), ("usd_per_request", "USD/1k req"), ("serving_multiplier", "serve ×"),
             ("recommended", "best")]
+    shown = list(cdf.iter_rows(named=True))
+    lossy = _mark_lossy(shown, {r["tokenizer"] for r in shown if r["not_recommended_because"]})
 
     def money_or_number(r, c):
         from .fmt import money
@@ -1172,9 +1201,17 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
         return fmt(v, c) if isinstance(v, (int, float)) else str(v)
 
     _print(_table(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {cdf['mfu'][0]:.3g} "
-                  f"({cdf['mfu_source'][0]}), MBU {mbu}", cols, cdf.iter_rows(named=True), money_or_number,
+                  f"({cdf['mfu_source'][0]}), MBU {mbu}", cols, shown, money_or_number,
                   wide_cols=wide))
-    _print(f"volume: {cdf['volume'][0]}")
+    if lossy:
+        _print(f"{LOSSY} loses text (below: where); never recommended")
+    from .cost.choice import choose
+
+    _print(f"which tokenizer: {choose(rdf, None, cdf, max_unk=max_unk).sentence()}")
+    _print(f"volume: {cdf['volume'][0]}; ×pivot: " + ("the same content in every language (the premium, priced)"
+                                                       if held == "content" else
+                                                       f"the same number of {held} in every language — not the same "
+                                                       "content (the premium is that)"))
     for r in cdf.filter(cdf["mix_shares"].is_not_null()).iter_rows(named=True):
         _print(f"mix for {r['tokenizer']}: {r['mix_shares']}")
     _print(f"price: ${cdf['price_usd_h'][0]:,.2f} per GPU-hour ({cdf['price_source'][0]}); training memory: "

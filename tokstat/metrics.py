@@ -22,10 +22,10 @@ COMPARE_COLUMNS = ["tokenizer", "language", "script", "tokenizer_family", "vocab
                    "byte_fallback_rate", "boundary_precision", "boundary_recall", "boundary_f1",
                    "renyi_efficiency", "renyi_efficiency_observed", "vocab_used", *INFO_COLUMNS, "premium", "premium_ci_low", "premium_ci_high",
                    "premium_mean_of_ratios", "premium_mor_ci_low", "premium_mor_ci_high", "rtc",
-                   "p50_tokens", "p95_tokens", "signature"]
+                   "p50_tokens", "p95_tokens", "signature", "tokens_per_char_boot"]
 #: columns added after result files were first written: a file without them is still a compare table
 LATER_COLUMNS = {"script", "tokens_per_char_ci_low", "tokens_per_char_ci_high", "tokens_per_byte_ci_low",
-                 "tokens_per_byte_ci_high", "rtc", *INFO_COLUMNS}
+                 "tokens_per_byte_ci_high", "rtc", "tokens_per_char_boot", *INFO_COLUMNS}
 RENYI_ALPHA = 2.5
 #: a tokenizer with unknown tokens on more than this share of a language's characters loses text
 MAX_UNK = 0.01
@@ -155,6 +155,28 @@ def bootstrap_premium(lang_tokens: np.ndarray, pivot_tokens: np.ndarray, *, n_bo
     a = (1 - level) / 2
     lo, hi = np.quantile(out, [a, 1 - a])
     return float(lo), float(hi)
+
+
+#: paired bootstrap replicates of tokens per character kept in compare tables (``tokens_per_char_boot``)
+PAIRED_BOOT = 200
+
+
+def paired_tpc_replicates(own_tokens: np.ndarray, own_chars: np.ndarray, *, n_boot: int = PAIRED_BOOT,
+                          seed: int = 0) -> list[float] | None:
+    """Bootstrap replicates of tokens per character over the segments' hash buckets, with **one**
+    resampling of all ``counts.BUCKETS`` buckets for every tokenizer and language (the same seed):
+    replicate ``b`` of two tokenizers is the same draw of segments, so differences and mixes of them
+    are paired (the interval on "how much better is A than B" is over the same segments).
+
+    >>> paired_tpc_replicates(np.array([2, 4, 6, 8]), np.array([4, 8, 12, 16]), n_boot=3)
+    [0.5, 0.5, 0.5]
+    """
+    if n_boot <= 0 or own_chars.sum() == 0:
+        return None
+    w = resample_counts(len(own_chars), n_boot, seed)
+    c = w @ own_chars.astype(np.float64)
+    t = w @ own_tokens.astype(np.float64)
+    return [float(x) for x in np.where(c > 0, t / np.where(c > 0, c, 1), np.nan)]
 
 
 def gini(values) -> float | None:

@@ -28,7 +28,8 @@ COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "voca
                 "decode_bound", "serving_usd_per_m_chars", "request_prefill_s", "request_decode_s",
                 "usd_per_request", "serving_multiplier", "fits", "recommended", "not_recommended_because",
                 "mfu", "mfu_source", "seq_len", "train_precision", "goodput", "price_usd_h", "price_source",
-                "model", "gpu", "gpus", "prompt_chars", "output_chars", "requested_size", "mix_shares", "signature"]
+                "model", "gpu", "gpus", "prompt_chars", "output_chars", "requested_size", "mix_shares", "mix_spec",
+                "held_equal", "signature"]
 #: above this share of characters read as unknown tokens a tokenizer loses text: never recommended
 from ..metrics import MAX_UNK  # noqa: E402 - one threshold for every view
 #: the default training budget: Chinchilla's ~20 tokens per parameter (Hoffmann et al. 2022), in
@@ -253,6 +254,12 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
     tokens_of, volume = volume_tokens(results, model, train_chars=train_chars, train_bytes=train_bytes,
                                       train_tokens=train_tokens, tokens_per_param=tokens_per_param, reference=reference)
     mix = parse_mix(mix, mix_unit)
+    from .choice import mix_spec
+
+    spec = mix_spec(mix)
+    # what a row's ×pivot holds equal: the same content (a volume in pivot tokens, or tokens per
+    # parameter), or the same characters / bytes in every language (--train-chars / --train-bytes)
+    held = "characters" if train_chars is not None else "bytes" if train_bytes is not None else "content"
     price_source = "--price" if price is not None else f"catalogue: indicative on-demand price as of 2026-12 ({g.source})"
     price = g.price_usd_h if price is None else price
     pivot = pivot_of(results)
@@ -307,7 +314,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
                  # the input row's signature (the mix row: the pivot's): corpus and tokenizer stay attached
                  "signature": sigs.get(lang, sigs.get(pivot)),
                  "requested_size": langs[0].get("requested_size"),   # a swept size (None: a compared tokenizer)
-                 "mix_shares": mix_line if lang == "mix" else None}
+                 "mix_shares": mix_line if lang == "mix" else None, "mix_spec": spec, "held_equal": held}
             # a request is `prompt_chars` + `output_chars` of pivot-language content: in this language
             # it is that many pivot tokens × the premium (the same content), not that many characters
             per_char = (piv_tpc if piv_tpc else tpc) * (1.0 if prem is None else prem)
@@ -319,7 +326,7 @@ def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1,
             rows.append(r)
     df = pl.DataFrame(rows, schema_overrides={"unk_rate": pl.Float64, "not_recommended_because": pl.String,
                                               "tokenizer_family": pl.String, "requested_size": pl.Int64,
-                                              "mix_shares": pl.String},
+                                              "mix_shares": pl.String, "mix_spec": pl.String},
                       infer_schema_length=None)
     # cost_multiplier: what the same content costs to train in this language relative to the pivot
     # (training is proportional to tokens: the premium); serving_multiplier: the same for a request,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from ..cost.choice import Choice, choose
 from ..metrics import MAX_UNK, pivot_of, unreliable  # noqa: F401 - unreliable is part of this module's API
 from ..errors import TokstatError
 from ..fmt import fmt, money
@@ -25,27 +26,6 @@ class Answer:
     numbers: dict[str, float] = field(default_factory=dict)
 
 
-def _char_shares(rows: list[dict], mix) -> dict[str, float] | None:
-    """One tokenizer's rows: the mix (:mod:`tokstat.mix`; default equal content) as shares of
-    characters, converted through its premiums (or, without a pivot, the corpus's own characters:
-    on parallel text the same content in every language)."""
-    from ..mix import amounts_from_results, equal
-
-    langs = [r["language"] for r in rows]
-    m = mix or equal(langs)
-    if any(k not in langs for k in m.shares):
-        return None
-    if len(m.shares) == 1:
-        return dict.fromkeys(m.shares, 1.0)
-    amounts = amounts_from_results(rows)
-    if m.unit != "tokens" and any("chars" not in amounts[k] for k in m.shares):
-        amounts = {r["language"]: {"chars": float(r.get("chars") or 0) or None} for r in rows}
-    try:
-        return m.shares_in("chars", amounts)
-    except TokstatError:
-        return None
-
-
 def _mix_words(rows: dict, mix, w: dict[str, float]) -> str:
     """The mix in words, as stated and converted (``content en 50% · zh 50% = characters en 75% ·
     zh 25% = …``), through the recommended tokenizer's premiums."""
@@ -58,51 +38,27 @@ def _mix_words(rows: dict, mix, w: dict[str, float]) -> str:
         return "characters " + " · ".join(f"{k} {v:.0%}" for k, v in w.items())
 
 
-def weights(c: pl.DataFrame, mix) -> dict[str, float]:
-    """The language mix the tokenizer is chosen for, as character shares (of the first tokenizer
-    that measures every mix language; a mix in tokens converts per tokenizer, :func:`ranking`)."""
-    for _, grp in c.group_by("tokenizer", maintain_order=True):
-        w = _char_shares(grp.to_dicts(), mix)
-        if w:
-            return w
-    langs = c["language"].unique(maintain_order=True).to_list()
-    return {lang: 1 / len(langs) for lang in langs}
-
-
-def ranking(c: pl.DataFrame, mix, bad: dict[str, str]) -> pl.DataFrame:
-    """Reliable tokenizers by the tokens the mix costs them: tokens per character of the mix,
-    Σ_L s_L · tokens_per_char_L with s the mix's character shares (:func:`_char_shares`, per
-    tokenizer), fewest first. Not by the premium: a premium is relative to each tokenizer's own pivot
-    count, so a tokenizer that spends many tokens on the pivot gets a flattering one."""
-    rows = []
-    for t, grp in c.group_by("tokenizer", maintain_order=True):
-        recs = grp.to_dicts()
-        by = {r["language"]: r for r in recs}
-        w = _char_shares(recs, mix)
-        if t[0] in bad or not w or any(by.get(lang, {}).get("tokens_per_char") is None for lang in w if w[lang] > 0):
-            continue
-        score = sum(v * by[lang]["tokens_per_char"] for lang, v in w.items() if v > 0)
-        rows.append({"tokenizer": t[0], "score": score})
-    return pl.DataFrame(rows, schema={"tokenizer": pl.String, "score": pl.Float64}).sort("score", "tokenizer")
-
-
 @dataclass
 class Verdict:
     """What the answers and the evidence of one comparison share, computed once: the pivot, the
-    tokenizers that lose text (with why), the ranking of the others and the mix's weights."""
+    tokenizers that lose text (with why), the ranking of the others and the mix's weights — from
+    the one choice every command makes (:func:`tokstat.cost.choice.choose`)."""
     pivot: str | None
     bad: dict[str, str]
     rank: pl.DataFrame
     weights: dict[str, float]
+    choice: Choice | None = None
 
     @property
     def best(self) -> str | None:
         return self.rank["tokenizer"][0] if self.rank.height else None
 
 
-def verdict(c: pl.DataFrame, mix) -> Verdict:
-    bad = unreliable(c)
-    return Verdict(pivot_of(c), bad, ranking(c, mix, bad), weights(c, mix))
+def verdict(c: pl.DataFrame, mix, costs: pl.DataFrame | None = None) -> Verdict:
+    ch = choose(c, mix, costs)
+    rank = pl.DataFrame({"tokenizer": list(ch.scores), "score": list(ch.scores.values())},
+                        schema={"tokenizer": pl.String, "score": pl.Float64})
+    return Verdict(pivot_of(c), ch.excluded, rank, ch.weights or {}, ch)
 
 
 def _ci(r: dict) -> str:
@@ -119,23 +75,29 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
     c = sec.get("compare")
     best = None
     if c is not None and c.height:
-        v = v or verdict(c, extras.get("mix"))
-        pivot, bad, rank, w = v.pivot, v.bad, v.rank, v.weights
+        v = v or verdict(c, extras.get("mix"), sec.get("cost"))
+        pivot, bad, rank, w, ch = v.pivot, v.bad, v.rank, v.weights, v.choice
         left = (Markup("") if not bad else
                 h(" Not recommended, as they lose text: {}.", join("; ", [h("{} ({})", t, y) for t, y in bad.items()])))
         if rank.height:
             best = rank["tokenizer"][0]
             rows = {r["language"]: r for r in c.filter(pl.col("tokenizer") == best).iter_rows(named=True)}
-            mixs = _mix_words(rows, extras.get("mix"), w)
-            nxt = h("; next: {} {:.3f}", rank["tokenizer"][1], rank["score"][1]) if rank.height > 1 else ""
+            mixs = _mix_words(rows, ch.mix, w) + (" — the mix the cost rows carry" if ch.mix_source ==
+                                                   "the cost rows' mix" else "")
             parts = [h("{:.2f}× the {} tokens in {}{}", rows[lang]["premium"], pivot, lang, _ci(rows[lang]))
                      for lang in rows if pivot is not None and lang != pivot and rows[lang]["premium"] is not None]
-            text = h("<b>{}</b>: the fewest tokens for this mix ({:.3f} tokens per character of the mix: {}{}) among {} "
-                     "reliable tokenizer(s){}.{}", best, rank["score"][0], mixs, nxt, rank.height,
+            what = (h("the cheapest to train on this mix ({} for the volume, {:.3f} tokens per character of the mix: {})",
+                      money(ch.scores[best]), ch.tokens[best], mixs) if ch.criterion == "dollars" else
+                    h("the fewest tokens for this mix ({:.3f} tokens per character of the mix: {})", rank["score"][0], mixs))
+            text = h("<b>{}</b>: {}; {} — among {} reliable tokenizer(s){}.{}", best, what, ch.closeness(), rank.height,
                      h("; for the same content it needs {}", join("; ", parts)) if parts else "", left)
             nums = {f"premium:{lang}": rows[lang]["premium"] for lang in rows
                     if pivot is not None and lang != pivot and rows[lang]["premium"] is not None}
-            nums["score"] = rank["score"][0]
+            nums["score"] = ch.tokens[best]
+            if ch.criterion == "dollars":
+                nums["dollars"] = ch.scores[best]
+            if ch.diff is not None:
+                nums["runner_up_diff"] = ch.diff
             out.append(Answer("tokenizer", Markup("Which tokenizer?"), text, f"{prefix}premium", nums))
         else:
             out.append(Answer("tokenizer", Markup("Which tokenizer?"),
@@ -153,9 +115,13 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                 s = h("<li><b>{}</b>: {:.2f}× the tokens{}", lang, r["premium"], _ci(r))
                 nums[f"premium:{lang}"] = r["premium"]
                 kr, kp = cost.get(lang), cost.get(pivot)
-                if kr is not None and kp is not None:
+                held = (kr or {}).get("held_equal") or "content"
+                if kr is not None and kp is not None and held == "content":
                     s += h("; training {} vs {} ({:.2f}×)", money(kr["dollars"]), money(kp["dollars"]),
                            kr["cost_multiplier"])
+                elif kr is not None and kp is not None:      # a volume of the same characters: another ratio, named
+                    s += h("; training the same number of {} (not the same content): {} vs {} ({:.2f}× per {})", held,
+                           money(kr["dollars"]), money(kp["dollars"]), kr["cost_multiplier"], held[:-1])
                     nums[f"dollars:{lang}"] = kr["dollars"]
                     if kr.get("usd_per_request") is not None and kr.get("serving_multiplier") is not None:
                         s += h("; serving {} vs {} per 1,000 requests ({:.2f}×)", money(kr["usd_per_request"] * 1000),

@@ -186,7 +186,7 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
     best = None
     pivot = None
     if c is not None and c.height:
-        v = v or verdict(c, extras.get("mix"))
+        v = v or verdict(c, extras.get("mix"), sec.get("cost"))
         pivot, bad, best = v.pivot, set(v.bad), v.best
         order = {t: i for i, t in enumerate(v.rank["tokenizer"].to_list())}
         langs = _order(c, pivot)
@@ -269,9 +269,15 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                         parts.append(h("<h3>{}: {}</h3>", lang, title) + table(w, cols))
     k = _per_1k(sec.get("cost"))
     if k is not None and k.height:
-        parts.append(h('<h2 id="{}cost">Cost per language</h2><p class="note">The same content in every '
-                       "language; grey rows lose text and are never recommended.</p>", prefix)
-                     + table(k, COST_COMPACT, bad=bad) + full(k, "cost"))
+        held = k["held_equal"][0] if "held_equal" in k.columns and k["held_equal"][0] else "content"
+        cols = COST_COMPACT if held == "content" else [
+            (c, f"training × pivot (same {held})" if c == "cost_multiplier" else t) for c, t in COST_COMPACT]
+        parts.append(h('<h2 id="{}cost">Cost per language</h2><p class="note">{}; grey rows lose text and are never '
+                       "recommended.</p>", prefix,
+                       "The same content in every language" if held == "content" else
+                       h("The same number of {} in every language — not the same content: its × pivot is not the "
+                         "premium", held))
+                     + table(k, cols, bad=bad) + full(k, "cost"))
         if k["language"].n_unique() > 1 and "serving_multiplier" in k.columns and k["serving_multiplier"].drop_nulls().len():
             # training on the same content costs the premium (the chart above); serving does not: attention
             # and KV-cache reads grow faster than the token count, so this chart says something new
@@ -400,7 +406,7 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
         prefix = f"s{i + 1}-" if len(secs) > 1 else ""
         ex = extras if len(secs) == 1 else {k: v for k, v in extras.items() if k in ("mix", "model")}
         c = sec.get("compare")
-        v = verdict(c, ex.get("mix")) if c is not None and c.height else None   # shared by answers and evidence
+        v = verdict(c, ex.get("mix"), sec.get("cost")) if c is not None and c.height else None   # answers and evidence
         ans = answers(sec, ex, prefix, v)
         all_answers.extend(ans)
         block = []

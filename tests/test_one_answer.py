@@ -1,0 +1,149 @@
+"""One question, one answer: compare --mix, cost and the report name the same tokenizer for the same
+inputs (a close race; a race with a tokenizer that loses text), the runner-up's difference carries a
+paired interval, and every ×pivot says what it holds equal."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from tokstat import compare, gpu, preset, project
+from tokstat.cli import main
+from tokstat.cost.choice import choose
+from tokstat.mix import Mix
+from tokstat.report import report
+
+from conftest import ROOT
+
+SAMPLE = str(ROOT / "corpora/sample-zh-en/sample.tsv")
+MIX = "zh=0.3,en=0.7"
+
+
+def answer_of(page: Path) -> str:
+    import html
+
+    s = page.read_text(encoding="utf-8")
+    m = re.search(r'data-answer="tokenizer"><h3>.*?</h3><div>(.*?)</div>', s, re.S)
+    return html.unescape(re.sub("<[^>]+>", "", m.group(1)))
+
+
+def said(out: str, prefix: str) -> str:
+    flat = " ".join(out.split())
+    m = re.search(re.escape(prefix) + r" (\S+?):", flat)
+    assert m, flat[-600:]
+    return m.group(1)
+
+
+@pytest.fixture(scope="module")
+def toks(tmp_path_factory) -> dict[str, str]:
+    """Two close byte-level BPEs (1,000 and 1,100 merges), the first copied under a second name (an
+    exact tie), and one that deletes every non-ASCII character (it loses text; looks cheapest)."""
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+    d = tmp_path_factory.mktemp("toks")
+    (d / "t.txt").write_text(Path(SAMPLE).read_text(encoding="utf-8").replace("\t", "\n"), encoding="utf-8")
+    out = {}
+    for name, size, drop in (("small", 1000, False), ("big", 1100, False), ("drop", 400, True)):
+        t = Tokenizer(models.BPE())
+        if drop:
+            t.normalizer = normalizers.Replace(Regex(r"[^\x00-\x7f]"), "")
+        t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        t.decoder = decoders.ByteLevel()
+        t.train([str(d / "t.txt")], trainers.BpeTrainer(vocab_size=size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+        (d / name).mkdir()
+        t.save(str(d / name / "tokenizer.json"))
+        out[name] = f"hf:{d / name / 'tokenizer.json'}"
+    (d / "twin").mkdir()
+    shutil.copy(d / "small" / "tokenizer.json", d / "twin" / "tokenizer.json")
+    out["twin"] = f"hf:{d / 'twin' / 'tokenizer.json'}"
+    return out
+
+
+def test_without_a_model_compare_and_the_report_give_one_answer(toks, tmp_path, capsys):
+    specs = [toks["small"], toks["big"], toks["drop"]]
+    res = tmp_path / "c.parquet"
+    assert main(["compare", SAMPLE, *sum((["-t", s] for s in specs), []), "--mix", MIX, "--out", str(res)]) in (0, None)
+    from_compare = said(capsys.readouterr().out, "which tokenizer for this mix:")
+    c = pl.read_parquet(res)
+    ch = choose(c, Mix({"zh": 0.3, "en": 0.7}))
+    assert ch.criterion == "tokens" and ch.best == from_compare
+    assert "hf/drop" in ch.excluded and "hf/drop" not in ch.scores       # the cheapest-looking one is out
+    page = report({"compare": c}, tmp_path / "r.html", mix=Mix({"zh": 0.3, "en": 0.7}))
+    assert answer_of(page).startswith(f"{from_compare}:")
+
+
+def test_with_a_model_cost_and_the_report_give_one_answer_and_the_report_uses_the_costs_mix(toks, tmp_path, capsys):
+    specs = [toks["small"], toks["big"], toks["drop"]]
+    res, costs = tmp_path / "c.parquet", tmp_path / "k.parquet"
+    compare(SAMPLE, specs, workers=1, n_boot=200).write_parquet(res)
+    assert main(["cost", "--results", str(res), "--model", "llama2-7b", "--gpu", "h100-sxm", "--mix", MIX,
+                 "--out", str(costs)]) in (0, None)
+    out = capsys.readouterr().out
+    from_cost = said(out, "which tokenizer:")
+    k = pl.read_parquet(costs)
+    assert k["mix_spec"].drop_nulls().unique().to_list() == ["content:zh=0.3,en=0.7"]
+    ticked = k.filter((pl.col("language") == "mix") & pl.col("recommended"))["tokenizer"].to_list()
+    assert ticked == [from_cost]                                          # the cost table's tick on the mix row
+    assert "hf/drop ⚠" in " ".join(out.split())                            # lossy rows marked inline
+    assert main(["report", str(res), str(costs), "--out", str(tmp_path / "r.html")]) in (0, None)
+    text = answer_of(tmp_path / "r.html")
+    assert text.startswith(f"{from_cost}: the cheapest to train on this mix")
+    assert "the mix the cost rows carry" in text and "zh 30%" in text
+    ch = choose(pl.read_parquet(res), None, k)
+    assert ch.criterion == "dollars" and ch.best == from_cost and ch.mix.shares == {"zh": 0.3, "en": 0.7}
+
+
+def test_an_exact_tie_is_no_meaningful_difference(toks):
+    c = compare(SAMPLE, [toks["small"], toks["twin"]], workers=1, n_boot=200)
+    ch = choose(c)
+    assert ch.diff == 0 and ch.diff_low == 0 and ch.diff_high == 0 and ch.meaningful is False
+    assert "no meaningful difference" in ch.sentence()
+
+
+def test_the_difference_interval_is_paired(toks):
+    """Paired replicates (the same draw of segments for both tokenizers) give a narrower interval on
+    the difference than the same replicates unpaired, and the point difference lies inside."""
+    c = compare(SAMPLE, [toks["small"], toks["big"]], workers=1, n_boot=200)
+    ch = choose(c)
+    assert ch.diff_low <= ch.diff <= ch.diff_high
+    a, b = ch.best, ch.runner_up
+    w = ch.weights
+
+    def reps(t):
+        g = {r["language"]: np.asarray(r["tokens_per_char_boot"]) for r in c.filter(pl.col("tokenizer") == t).iter_rows(named=True)}
+        return sum(v * g[lang] for lang, v in w.items())
+    ra, rb = reps(a), reps(b)
+    unpaired = np.quantile(np.roll(rb, 97) / ra - 1, [0.025, 0.975])
+    assert (ch.diff_high - ch.diff_low) < 0.5 * (unpaired[1] - unpaired[0])
+    same = np.quantile(rb / ra - 1, [0.025, 0.975])
+    assert ch.diff_low == pytest.approx(same[0]) or ch.criterion != "tokens"
+
+
+def test_a_same_characters_ratio_is_never_called_same_content(toks, tmp_path, capsys):
+    """--train-chars holds characters equal: its ×pivot is not the premium and says so, in the
+    terminal header, the cost rows and the report."""
+    res, costs = tmp_path / "c.parquet", tmp_path / "k.parquet"
+    compare(SAMPLE, [toks["small"]], workers=1, n_boot=50).write_parquet(res)
+    assert main(["cost", "--results", str(res), "--model", "llama2-7b", "--gpu", "h100-sxm", "--train-chars", "1e12",
+                 "--out", str(costs)]) in (0, None)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "×pivot (same characters)" in out and "not the same content" in out
+    k = pl.read_parquet(costs)
+    assert k["held_equal"].unique().to_list() == ["characters"]
+    zh = k.filter(pl.col("language") == "zh").row(0, named=True)
+    assert zh["cost_multiplier"] != pytest.approx(zh["premium"], rel=0.05)
+    assert main(["report", str(res), str(costs), "--out", str(tmp_path / "r.html")]) in (0, None)
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "The same number of characters in every language — not the same content" in page
+    assert "training × pivot (same characters)" in page
+    cost_answer = re.search(r'data-answer="cost"><h3>.*?</h3><div>(.*?)</div>', page, re.S).group(1)
+    assert "not the same content" in cost_answer
+    k2 = project(pl.read_parquet(res), preset("llama2-7b"), gpu("h100-sxm"), tokens_per_param=20)
+    assert k2["held_equal"].unique().to_list() == ["content"]
+    z2 = k2.filter(pl.col("language") == "zh").row(0, named=True)
+    assert z2["cost_multiplier"] == pytest.approx(z2["premium"], rel=1e-9)      # same content: the premium, priced

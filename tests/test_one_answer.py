@@ -14,7 +14,7 @@ import pytest
 
 from tokstat import compare, gpu, preset, project
 from tokstat.cli import main
-from tokstat.cost.choice import choose
+from tokstat.cost.choice import choose, replicates
 from tokstat.mix import Mix
 from tokstat.report import report
 
@@ -115,7 +115,7 @@ def test_the_difference_interval_is_paired(toks):
     w = ch.weights
 
     def reps(t):
-        g = {r["language"]: np.asarray(r["tokens_per_char_boot"]) for r in c.filter(pl.col("tokenizer") == t).iter_rows(named=True)}
+        g = {r["language"]: replicates(r["tokens_per_char_boot"]) for r in c.filter(pl.col("tokenizer") == t).iter_rows(named=True)}
         return sum(v * g[lang] for lang, v in w.items())
     ra, rb = reps(a), reps(b)
     unpaired = np.quantile(np.roll(rb, 97) / ra - 1, [0.025, 0.975])

@@ -49,7 +49,9 @@ MIN_PER_STRATUM = 10
 BUDGET_COLUMNS = ["tokenizer", "language", "documents", "documents_low", "documents_high", "bytes", "bytes_low",
                   "bytes_high", "documents_sampled", "clusters_sampled", "clusters", "tokens", "tokens_low",
                   "tokens_high", "tokens_per_byte", "token_share", "byte_share", "exact", "exact_bytes",
-                  "estimator", "signature"]
+                  "fraction_read", "estimator", "signature"]
+#: the language of the per-tokenizer total rows (every language together, with the total's own interval)
+TOTAL = "(all)"
 
 
 @dataclass(frozen=True)
@@ -289,34 +291,42 @@ def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, 
 
         h = hashlib.sha256("\n".join(f"{Path(p).name}\t{os.path.getsize(p)}" for p, _ in files).encode()).hexdigest()
         sig_corpus = f"corpus:{c.name}@files-{h[:8]}"
+    whole = m == M
+    read = float(nbytes.sum()) / est(nbytes.sum(axis=1))[0] if est(nbytes.sum(axis=1))[0] > 0 else None
+    estimator = (f"every cluster read ({M} of {M}: the sample is the whole corpus): exact counts, no sampling error"
+                 if whole else
+                 f"cluster sample: {m} of {M} clusters (row groups / {block:,}-byte blocks, {read:.1%} of the text) in "
+                 f"{len(strata)} strata (file languages), seed {seed}, stratified expansion estimator, 95% t interval")
     for ai, a in enumerate(adapters):
         tot_tokens = est(toks[ai].sum(axis=1))[0]
         tot_bytes = est(nbytes.sum(axis=1))[0]
-        for lang, k in li.items():
-            d = est(docs[:, k])
-            by = est(nbytes[:, k])
-            tk = est(toks[ai, :, k])
+        for lang, k in [*li.items(), (TOTAL, None)]:
+            pick = (lambda arr: arr.sum(axis=-1)) if k is None else (lambda arr, k=k: arr[..., k])
+            d = est(pick(docs))
+            by = est(pick(nbytes))
+            tk = est(pick(toks[ai]))
             r = {"tokenizer": a.id, "language": lang, "documents": d[0], "documents_low": d[1], "documents_high": d[2],
-                 "bytes": by[0], "bytes_low": by[1], "bytes_high": by[2], "documents_sampled": int(docs[:, k].sum()),
+                 "bytes": by[0], "bytes_low": by[1], "bytes_high": by[2], "documents_sampled": int(pick(docs).sum()),
                  "clusters_sampled": m, "clusters": M, "tokens": tk[0], "tokens_low": tk[1], "tokens_high": tk[2],
                  "tokens_per_byte": tk[0] / by[0] if by[0] > 0 else None,
                  "token_share": tk[0] / tot_tokens if tot_tokens > 0 else None,
                  "byte_share": by[0] / tot_bytes if tot_bytes > 0 else None,
-                 "exact": None, "exact_bytes": None,
-                 "estimator": f"cluster sample: {m} of {M} clusters (row groups / {block:,}-byte blocks) in "
-                              f"{len(strata)} strata (file languages), seed {seed}, stratified expansion estimator, "
-                              "95% t interval",
+                 "exact": None, "exact_bytes": None, "fraction_read": read, "estimator": estimator,
                  "signature": f"{sig_corpus}|tok:{a.signature}|lib:{a.library_version}|"
                               f"norm:{c.meta.get('normalize', 'nfc')}|sample:{m}/{M}-seed{seed}"
                               + (f"|{c.meta['lang_id_signature']}" if c.meta.get("lang_id_signature") else "")}
             if ex is not None:
-                e = ex.filter((pl.col("tokenizer") == a.id) & (pl.col("language") == lang))
-                r["exact"] = int(e["tokens"][0]) if e.height and e["tokens"][0] is not None else 0
-                r["exact_bytes"] = int(e["bytes"][0]) if e.height and e["bytes"][0] is not None else 0
+                e = ex.filter((pl.col("tokenizer") == a.id) & ((pl.col("language") == lang) if k is not None else True))
+                r["exact"] = int(e["tokens"].fill_null(0).sum()) if e.height else 0
+                r["exact_bytes"] = int(e["bytes"].fill_null(0).sum()) if e.height else 0
             out.append(r)
     return pl.DataFrame(out, schema_overrides={"exact": pl.Int64, "exact_bytes": pl.Int64, "tokens_per_byte": pl.Float64,
-                                               "token_share": pl.Float64, "byte_share": pl.Float64},
+                                               "token_share": pl.Float64, "byte_share": pl.Float64,
+                                               "fraction_read": pl.Float64, "documents_low": pl.Float64,
+                                               "documents_high": pl.Float64, "bytes_low": pl.Float64,
+                                               "bytes_high": pl.Float64, "tokens_low": pl.Float64,
+                                               "tokens_high": pl.Float64},
                         infer_schema_length=None).select(BUDGET_COLUMNS)
 
 
-__all__ = ["budget", "clusters", "read_cluster", "expand", "BUDGET_COLUMNS"]
+__all__ = ["budget", "clusters", "read_cluster", "expand", "BUDGET_COLUMNS", "TOTAL"]

@@ -592,6 +592,8 @@ def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, ad
                **kw):
     """Tokens of a monolingual corpus per tokenizer and language: estimated from a cluster sample
     with a 95 % interval (no full read), or counted exactly beside it (--exact)."""
+    import polars as pl
+
     from .budget import budget
     from .io import write_tables
 
@@ -611,7 +613,10 @@ def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, ad
 
         def cell(r, col):
             if col == "tokens":
-                return f"{si(r['tokens'])} [{si(r['tokens_low'])}–{si(r['tokens_high'])}]"
+                if r["tokens_low"] is None:
+                    return f"{si(r['tokens'])} [no interval]"
+                return f"{si(r['tokens'])} [{si(r['tokens_low'])}–{si(r['tokens_high'])}]" if r["tokens_low"] != \
+                    r["tokens_high"] else f"{si(r['tokens'])} (exact)"
             if col == "bytes":
                 return f"{si(r['bytes'])}B"
             if col in ("token_share", "byte_share"):
@@ -624,6 +629,11 @@ def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, ad
                 ("token_share", "of tokens"), ("byte_share", "of bytes")] + ([("exact", "exact")] if exact else [])
         _print(_table(f"tokstat budget — {c.name}", cols, df.iter_rows(named=True), cell))
         _print(f"estimator: {df['estimator'][0]}")
+        from .budget import TOTAL
+
+        for r in df.filter(pl.col("language") == TOTAL).iter_rows(named=True):
+            _print(f"total for {r['tokenizer']}: {cell(r, 'tokens')} tokens over every language"
+                   + (f"; counted: {si(r['exact'])}" if r["exact"] is not None else ""))
     if out:
         write_tables({out: df})
         if not as_json:

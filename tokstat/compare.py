@@ -472,8 +472,9 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                    "tokenizer_family": family_of(a)}
             row.update(summarize(st, vocab_size=a.vocab_size, coverage=single_token_coverage(a, st.cjk, singles),
                                  n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None and not mono))
-            row["tokens_per_char_boot"] = (None if join or not n_boot else
-                                           paired_tpc_replicates(st.own_tokens, st.own_chars, seed=boot_seed))
+            reps = None if join or not n_boot else paired_tpc_replicates(st.own_tokens, st.own_chars, seed=boot_seed)
+            # space-separated text: the table stays flat (CSV-writable); tokstat reads it back as numbers
+            row["tokens_per_char_boot"] = None if reps is None else " ".join(f"{x:.7g}" for x in reps)
             if cal is not None:
                 row.update(calibrated_premium(st, stats[(a.id, pivot)], cal, lang, n_boot=n_boot, seed=boot_seed))
             row["roundtrip_rate"] = rt[(a.id, lang)]
@@ -498,7 +499,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "renyi_efficiency_observed",
         *INFO_COLUMNS,
         "premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
-        "premium_mor_ci_high", "p50_tokens", "p95_tokens")} | {"tokens_per_char_boot": pl.List(pl.Float64)},
+        "premium_mor_ci_high", "p50_tokens", "p95_tokens")} | {"tokens_per_char_boot": pl.String},
         infer_schema_length=None)
     df = with_rtc(df, pivot if not mono else None).select(COMPARE_COLUMNS)
     _check_aligned(df, c, first, pivot, mono)

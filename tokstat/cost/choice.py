@@ -91,6 +91,15 @@ class Choice:
         return f"{self.best}: {num} {self.unit}{tok}; {self.closeness()}"
 
 
+def replicates(value) -> np.ndarray | None:
+    """Bootstrap replicates as compare writes them (space-separated text) or as a list of numbers."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return np.array([float(x) for x in value.split()], dtype=float) if value.strip() else None
+    return np.asarray(value, dtype=float)
+
+
 def mix_of_costs(costs: pl.DataFrame | None) -> Mix | None:
     """The mix a cost table was priced for (its ``mix_spec`` column), or None."""
     if costs is None or "mix_spec" not in costs.columns:
@@ -160,10 +169,9 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
             volume_shares[tok] = (mix or equal(list(w))).shares_in(unit, amounts_from_results(recs))
         except TokstatError:
             volume_shares[tok] = {}
-        boot = [by[lang].get("tokens_per_char_boot") for lang, v in w.items() if v > 0]
-        if all(b is not None and len(b) for b in boot) and len({len(b) for b in boot}) == 1:
-            arr = sum(v * np.asarray(by[lang]["tokens_per_char_boot"], dtype=float) for lang, v in w.items() if v > 0)
-            reps[tok] = arr
+        boot = {lang: replicates(by[lang].get("tokens_per_char_boot")) for lang, v in w.items() if v > 0}
+        if all(b is not None and len(b) for b in boot.values()) and len({len(b) for b in boot.values()}) == 1:
+            reps[tok] = sum(w[lang] * b for lang, b in boot.items())
         else:
             reps[tok] = None
     criterion, unit, scores = "tokens", "tokens per character of the mix", dict(tokens)

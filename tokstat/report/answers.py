@@ -178,9 +178,21 @@ def budget_answer(b: pl.DataFrame, prefix: str = "") -> Answer:
     count), and the language whose share of the tokens departs most from its share of the bytes."""
     from ..fmt import si
 
+    from ..budget import TOTAL
+
+    totals = {r["tokenizer"]: r for r in b.filter(pl.col("language") == TOTAL).iter_rows(named=True)}
+    b = b.filter(pl.col("language") != TOTAL)
     parts, nums = [], {}
     for (tok,), g in b.group_by("tokenizer", maintain_order=True):
         exact = g["exact"].drop_nulls()
+        t = totals.get(tok)
+        if t is not None and exact.len() != g.height:         # the total's own interval (not a sum of bounds)
+            iv = (h("95 % interval {}–{}", si(t["tokens_low"]), si(t["tokens_high"])) if t["tokens_low"] is not None
+                  and t["tokens_low"] != t["tokens_high"] else "every cluster read: exact" if t["tokens_low"] is not None
+                  else "no interval")
+            parts.append(h("<b>{}</b> tokens with {} ({})", si(t["tokens"]), tok, iv))
+            nums[f"tokens:{tok}"] = float(t["tokens"])
+            continue
         if exact.len() == g.height:
             parts.append(h("<b>{}</b> tokens with {} (counted)", si(float(exact.sum())), tok))
             nums[f"tokens:{tok}"] = float(exact.sum())

@@ -1320,8 +1320,8 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
         for lang in plan.per_language:
             t.add_row(Text(visible(f"{lang} alone")), "", plan.size_text(lang))
         _print(t)
-        _print(f"answer: {plan.answer_text()}, inside the flat region {plan.flat_region[0]:,}–{plan.flat_region[1]:,} "
-               "(training FLOPs within 1% of the least)")
+        _print(f"answer: {plan.answer_text()}" + ("" if plan.no_answer else f", inside the flat region "
+               f"{plan.flat_region[0]:,}–{plan.flat_region[1]:,} (training FLOPs within 1% of the least)"))
         if plan.answer_reason:
             _print(f"why not {plan.approaches_median:,}: {plan.answer_reason}")
         if plan.interval_note:
@@ -1345,7 +1345,8 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
             _print(f"assumption: {a}")
         for w in plan.warnings:
             _print(f"note: {w}")
-        _print(f"to train it: {plan.training_command}")
+        if not plan.no_answer:
+            _print(f"to train it: {plan.training_command}")
         if alloc is not None:
             cols = [(k, k) for k in alloc.columns]
             _print(_table("vocabulary allocation along the merge order (share of the first V tokens)", cols,

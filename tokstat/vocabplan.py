@@ -309,6 +309,8 @@ class Plan:
     marks: list[str] = field(default_factory=list)
     capped: list[str] = field(default_factory=list)
     price_of_fairness: str = ""
+    #: why there is no answer (the training text supports none of the swept sizes), else ""
+    no_answer: str = ""
 
     def size_text(self, lang: str) -> str:
         """A language's own optimum as text: ``"≥ 999,936 (capped)"`` where the search stopped."""
@@ -324,7 +326,10 @@ class Plan:
         return mix_curve({k: curves[k] for k in w}, w)
 
     def answer_text(self) -> str:
-        """``"23,296 (90% interval 18,048–30,720) [above what the data supports]"``."""
+        """``"23,296 (90% interval 18,048–30,720) [above what the data supports]"``; ``"none: …"``
+        when the text supports none of the swept sizes (no size is given)."""
+        if self.no_answer:
+            return f"none: {self.no_answer}"
         s = ("≥ " if any(m.startswith("capped") for m in self.marks) else "") + f"{self.recommended_vocab_size:,}"
         if self.interval:
             s += f" (90% interval {self.interval[0]:,}–{self.interval[1]:,})"
@@ -466,7 +471,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
     mixw: dict[str, float] = {}
     mix_chars: dict[str, float] = {}
     conversion = ""
-    interval, interval_note, supported, support_note = None, "", None, ""
+    interval, interval_note, supported, support_note, no_answer = None, "", None, "", ""
     if sweep is None:
         curve = tao
         assumptions.append("no corpus: Tao et al.'s tokens-per-character curve (a = 0.00639222, b = −0.15811069, "
@@ -569,6 +574,8 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
                             f"{min(curve.sizes):,}–{max(curve.sizes):,}: f(V) is extrapolated there (sweep up to it "
                             "to confirm)")
         supported, support_note = _support(sweep)
+        if supported == 0:
+            no_answer = "the training text supports none of the swept sizes, so no size is given"
         if supported is not None and rec > supported:
             marks.append("above what the data supports")
             warnings.append(f"the recommendation {rec:,} is above the largest size the training text supports "
@@ -594,7 +601,8 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
            + " --out tokenizer/")
     return Plan(rec, flat, approaches, {k: round_size(v, multiple) for k, v in tao_sizes.items()}, factor, fits,
                 mixw, per_language, assumptions, fairness, serving, warnings, cmd, n_nv, d_model, unit, mix_chars,
-                conversion, med, reason, interval, interval_note, supported, support_note, marks, capped, price)
+                conversion, med, reason, interval, interval_note, supported, support_note, marks, capped, price,
+                no_answer)
 
 
 def _support(sweep: pl.DataFrame) -> tuple[int | None, str]:
@@ -610,8 +618,10 @@ def _support(sweep: pl.DataFrame) -> tuple[int | None, str]:
             break
         last = int(v)
     if last is None:
-        return None, (f"even at {nxt[0]:,} the newest merges occur {nxt[1]:.0f} times in the training text (fewer "
-                      f"than {MIN_MERGE_COUNT}): the text supports none of the swept sizes")
+        more = MIN_MERGE_COUNT / max(nxt[1], 0.5)
+        return 0, (f"even at {nxt[0]:,} the newest merges occur {nxt[1]:.0f} times in the training text (fewer "
+                   f"than {MIN_MERGE_COUNT}): the text supports none of the swept sizes; about {more:.1f}× this "
+                   f"training text would support {nxt[0]:,} (merge counts grow with the text), larger sizes more")
     tail = f"; at {nxt[0]:,} they occur {nxt[1]:.0f} times" if nxt else " (every swept size)"
     return last, (f"the newest 1% of merges occur at least {MIN_MERGE_COUNT} times in the training text up to "
                   f"{last:,}{tail}")

@@ -221,6 +221,10 @@ def vocab_answer(plan, model: str, prefix: str = "", c: pl.DataFrame | None = No
         for k, n in plan.per_language.items()])
     nums = {"recommended_vocab_size": plan.recommended_vocab_size, "flat_low": plan.flat_region[0],
             "flat_high": plan.flat_region[1]}
+    if plan.fit and getattr(plan, "no_answer", ""):
+        return Answer("vocab", Markup("Which vocabulary size?"),
+                      h("<b>No size</b> for {} on {}: {}. {}.", model, plan.mix_conversion or "this corpus",
+                        plan.no_answer, plan.support_note), f"{prefix}vocabulary", nums)
     if plan.fit:
         text = h("<b>{}</b> tokens for {} on {} (training FLOPs for the same text within 1 % of the least from {:,} "
                  "to {:,}; per language: {}); fitted on the sweep, Tao et al.'s method.",

@@ -147,3 +147,24 @@ def test_a_same_characters_ratio_is_never_called_same_content(toks, tmp_path, ca
     assert k2["held_equal"].unique().to_list() == ["content"]
     z2 = k2.filter(pl.col("language") == "zh").row(0, named=True)
     assert z2["cost_multiplier"] == pytest.approx(z2["premium"], rel=1e-9)      # same content: the premium, priced
+
+
+@pytest.mark.slow
+def test_two_reasonable_grids_give_overlapping_vocabulary_intervals(shared, tmp_path):
+    """The issue's case: PUD in six languages, swept at 4k–64k and at 4k–32k (the same sweep, fewer
+    sizes: its values at the shared sizes are identical, so only the grid differs). The point answers
+    differ by a quarter; their intervals, which carry the grid's jackknife, overlap and each holds the
+    other's answer."""
+    from tokstat import sweep
+    from tokstat.vocabplan import plan_from
+
+    mix = "zh=0.3,en=0.3,ja=0.1,ko=0.1,ar=0.1,hi=0.1"
+    sw = sweep("ud-pud", "bpe", [4000, 8000, 16000, 32000, 64000], languages=["zh", "en", "ja", "ko", "ar", "hi"],
+               mix=mix, progress=False)
+    wide, _, _ = plan_from(sw, model=preset("llama2-7b"), mix=mix)
+    narrow, _, _ = plan_from(sw.filter(pl.col("requested_size") <= 32000), model=preset("llama2-7b"), mix=mix)
+    assert abs(wide.recommended_vocab_size - narrow.recommended_vocab_size) > 0.1 * narrow.recommended_vocab_size
+    (a, b), (c, d) = wide.interval, narrow.interval
+    assert max(a, c) <= min(b, d), (wide.interval, narrow.interval)
+    assert a <= narrow.recommended_vocab_size <= b and c <= wide.recommended_vocab_size <= d
+    assert "and the grid" in wide.interval_note

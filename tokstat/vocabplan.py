@@ -105,7 +105,7 @@ def _nnls2(z: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     return best
 
 
-def fit_curve(sizes, tpc, source: str = "") -> Curve:
+def fit_curve(sizes, tpc, source: str = "", min_sizes: int = MIN_FIT_SIZES) -> Curve:
     """Least-squares fit of tokens per character against x = ln V in Tao et al.'s form, constrained
     so that the curve is non-negative and non-increasing wherever it is used (up to
     :data:`V_FIT_CAP`): f(x) = a·(min(x, x_v) − x_v)² + m with a ≥ 0 and m ≥ 0, i.e. a·x² + b·x + c
@@ -125,7 +125,7 @@ def fit_curve(sizes, tpc, source: str = "") -> Curve:
     v = np.asarray(sizes, dtype=float)
     y = np.asarray(tpc, dtype=float)
     distinct = sorted(set(v.tolist()))
-    if len(distinct) < MIN_FIT_SIZES:
+    if len(distinct) < min_sizes:
         raise TokstatError(f"fitting f(V) needs at least {MIN_FIT_SIZES} distinct vocabulary sizes (3 parameters: "
                            f"fewer leave nothing to test the fit on), got {[int(x) for x in distinct]}",
                            fix="sweep at least 4 sizes, e.g. --sizes 4000,8000,16000,32000")
@@ -388,16 +388,21 @@ INTERVAL = 0.9
 
 
 def _fit_all(sweep: pl.DataFrame, langs: list[str], column: str = "tokens_per_char",
-             replicate: int | None = None) -> dict[str, Curve]:
+             replicate: int | None = None, drop: int | None = None) -> dict[str, Curve]:
+    """Each language's curve; ``replicate``: fitted on that bootstrap replicate; ``drop``: without
+    that swept size (a jackknife over the grid, for the interval only: 3 sizes then suffice)."""
     curves = {}
     for lang in langs:
         # a size the corpus could not fill appears once per size asked for: one point per actual size
         d = sweep.filter(pl.col("language") == lang).sort("vocab_size").unique("vocab_size", keep="first",
                                                                                 maintain_order=True)
+        if drop is not None:
+            d = d.filter(pl.col("vocab_size") != drop)
         if not d.height:
             raise TokstatError(f"language {lang!r} is not in the sweep", fix=f"choose from {sorted(set(sweep['language']))}")
         y = d[column].to_list() if replicate is None else [r[replicate] for r in d[column].to_list()]
-        curves[lang] = fit_curve(d["vocab_size"].to_list(), y, source=f"fitted on {lang}")
+        curves[lang] = fit_curve(d["vocab_size"].to_list(), y, source=f"fitted on {lang}",
+                                 min_sizes=MIN_FIT_SIZES if drop is None else MIN_FIT_SIZES - 1)
     return curves
 
 
@@ -629,17 +634,22 @@ def _support(sweep: pl.DataFrame) -> tuple[int | None, str]:
 
 def _interval(sweep, langs, mix_chars, tao_sizes, base, n_nv, d_model, multiple, tolerance):
     """The central :data:`INTERVAL` of the answer over the sweep's bootstrap replicates (held-out
-    segments resampled; every curve refitted), or None with the reason."""
+    segments resampled) **and over the grid**: replicate ``b`` is refitted on the whole grid or,
+    in turn, without one of the swept sizes (a jackknife over the grid), so the interval carries how
+    much the answer depends on which sizes were swept and on where the curve is extrapolated —
+    two reasonable grids give overlapping intervals. None with the reason when there are no replicates."""
     col = "tokens_per_char_boot"
     if col not in sweep.columns or sweep[col].null_count():
         return None, "no interval: the sweep carries no bootstrap replicates (rerun tokstat sweep; CSV cannot hold them)"
     n = min(len(r) for r in sweep[col].to_list())
+    grid = sorted(set(sweep["vocab_size"].to_list()))
+    variants: list[int | None] = [None] + (grid if len(grid) >= MIN_FIT_SIZES else [])
     answers = []
     for b in range(n):
         if any(not (r[b] is not None and r[b] > 0) for r in sweep[col].to_list()):
             continue
         try:
-            curves = _fit_all(sweep, langs, col, replicate=b)
+            curves = _fit_all(sweep, langs, col, replicate=b, drop=variants[b % len(variants)])
         except TokstatError:
             continue
         w = mix_chars or {k: 1.0 for k in langs}
@@ -648,7 +658,8 @@ def _interval(sweep, langs, mix_chars, tao_sizes, base, n_nv, d_model, multiple,
         return None, f"no interval: only {len(answers)} usable bootstrap replicates"
     lo, hi = np.quantile(answers, [(1 - INTERVAL) / 2, (1 + INTERVAL) / 2])
     return (round_size(lo, multiple), round_size(hi, multiple)), (
-        f"{INTERVAL:.0%} bootstrap interval over held-out segments ({len(answers)} replicates, every curve refitted)")
+        f"{INTERVAL:.0%} bootstrap interval over held-out segments and the grid ({len(answers)} replicates, every "
+        f"curve refitted, each on the {len(grid)} swept sizes or without one of them in turn)")
 
 
 def plan_for_report(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=None, **kw) -> Plan:

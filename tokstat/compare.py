@@ -290,7 +290,8 @@ def with_rtc(df: pl.DataFrame, pivot: str | None) -> pl.DataFrame:
                           .otherwise(None).cast(pl.Float64).alias("rtc")).drop("_piv_tpc"))
 
 
-def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, mono: bool) -> None:
+def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, mono: bool,
+                   pairs: dict[str, int]) -> None:
     """A parallel corpus in which no language shares a single non-empty segment with the pivot has
     no premium at all: an error naming the corpus (the rows do not pair translations), not a table
     of nulls with a division warning."""
@@ -298,9 +299,10 @@ def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, m
         return
     rows = df.filter(pl.col("tokenizer") == first)
     others = rows.filter(pl.col("language") != pivot)
-    # an empty language, or text without tokens, is a null with its own warning; here both sides have tokens
+    # an empty language, or aligned text without tokens, is a null with its own warning; here both
+    # sides have tokens and not one segment pairs them
     with_tokens = others.filter(pl.col("tokens") > 0)
-    if (with_tokens.height and others["premium"].null_count() == others.height
+    if (with_tokens.height and all(pairs.get(lang, 0) == 0 for lang in others["language"].to_list())
             and rows.filter((pl.col("language") == pivot) & (pl.col("tokens") > 0)).height):
         langs = ", ".join(others["language"].to_list())
         raise TokstatError(f"nothing aligns: no segment has text in both the pivot {pivot} and {langs}, so there is no "
@@ -502,7 +504,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         "premium_mor_ci_high", "p50_tokens", "p95_tokens")} | {"tokens_per_char_boot": pl.String},
         infer_schema_length=None)
     df = with_rtc(df, pivot if not mono else None).select(COMPARE_COLUMNS)
-    _check_aligned(df, c, first, pivot, mono)
+    _check_aligned(df, c, first, pivot, mono, {lang: int(stats[(first, lang)].pair_n.sum()) for lang in langs})
     if not job.keep_rows:
         return df
     segs = pl.concat(seg_frames).select("tokenizer", "language", pl.exclude("tokenizer", "language"))

@@ -14,9 +14,9 @@ implementation in Python and in JavaScript). It is for **estimates** (budgets, U
 for billing: a tokenizer's own count is exact and cheap enough for that.
 
 >>> script_counts("Hello, 世界!")
-{'Latn': 5, 'Zyyy': 4, 'Hani': 2}
+{'Latn': 5, 'Zyyy': 3, 'Hani': 2}
 >>> estimate("Hello, 世界!", {"weights": {"Latn": 0.25, "Zyyy": 0.5, "Hani": 1.0}, "default": 2.0, "intercept": 0.0})
-5.25
+4.75
 """
 
 from __future__ import annotations

@@ -278,3 +278,17 @@ def test_a_tokenizer_that_drops_its_input_is_marked_everywhere_and_never_an_answ
         out = capsys.readouterr().out
         lines = [x for x in out.splitlines() if drop in x]
         assert lines and all("⚠" in x for x in lines), (argv, out)
+
+
+def test_a_table_whose_premium_is_an_rtc_is_warned_about_once(tmp_path, capsys):
+    """Someone passes a peer's RTC table as a premium: the report warns in one line (and not for a
+    table tokstat wrote)."""
+    c = compare(SAMPLE, ["train:bpe:600"], workers=1, n_boot=20)
+    good, bad = tmp_path / "good.parquet", tmp_path / "rtc.parquet"
+    c.write_parquet(good)
+    c.with_columns(pl.col("rtc").alias("premium")).write_parquet(bad)
+    assert main(["report", str(good), "--out", str(tmp_path / "a.html")]) in (0, None)
+    assert "RTC" not in capsys.readouterr().err
+    assert main(["report", str(bad), "--out", str(tmp_path / "b.html")]) in (0, None)
+    err = [x for x in capsys.readouterr().err.splitlines() if "RTC" in x]
+    assert len(err) == 1 and "rtc.parquet: the premium of zh equals tokens per character over the pivot's" in err[0]

@@ -125,8 +125,53 @@ def read_results(paths: list[str | os.PathLike]) -> dict[str, pl.DataFrame]:
                                f"{', '.join(df.columns[:6])}…)", path=p,
                                fix="pass files written by tokstat compare/sweep/cost/inventory/overlap --out, compare "
                                    "--segments-out or extend (extension.parquet)")
+        if k == "compare":
+            warn_rtc_as_premium(df, p)
         out.setdefault(k, []).append(df.with_columns(pl.lit(str(p)).alias("_file")))
     return {k: pl.concat(v, how="diagonal_relaxed") for k, v in out.items()}
+
+
+def rtc_as_premium(df: pl.DataFrame) -> list[str]:
+    """Languages whose ``premium`` equals their tokens per character over the pivot's (an RTC, a
+    peer's "relative tokenization cost") although their characters differ from the pivot's by more
+    than 5 %: on the same content the two cannot coincide, so that column holds RTCs, not premiums.
+
+    >>> d = pl.DataFrame({"tokenizer": ["t"] * 2, "language": ["en", "zh"], "tokens_per_char": [0.25, 1.0],
+    ...                   "chars": [400, 100], "premium": [1.0, 4.0]})
+    >>> rtc_as_premium(d)
+    ['zh']
+    """
+    need = {"tokenizer", "language", "tokens_per_char", "chars", "premium"}
+    if not need <= set(df.columns):
+        return []
+    from ..metrics import pivot_of
+
+    pivot = pivot_of(df)
+    out = []
+    for (tok,), g in df.group_by("tokenizer", maintain_order=True):
+        by = {r["language"]: r for r in g.iter_rows(named=True)}
+        p = by.get(pivot)
+        if p is None or not p["tokens_per_char"] or not p["chars"]:
+            continue
+        for lang, r in by.items():
+            if lang == pivot or r["premium"] is None or not r["tokens_per_char"] or not r["chars"]:
+                continue
+            rtc = r["tokens_per_char"] / p["tokens_per_char"]
+            if abs(r["premium"] / rtc - 1) < 1e-3 and abs(r["chars"] / p["chars"] - 1) > 0.05 and lang not in out:
+                out.append(lang)
+    return out
+
+
+def warn_rtc_as_premium(df: pl.DataFrame, path) -> None:
+    """One warning when a table's premium column holds RTCs (:func:`rtc_as_premium`)."""
+    langs = rtc_as_premium(df)
+    if langs:
+        import warnings
+
+        warnings.warn(f"{path}: the premium of {', '.join(langs[:5])} equals tokens per character over the pivot's (an "
+                      "RTC, relative tokenization cost), not the tokens the same content costs: the answers would rank "
+                      "by characters, not content (docs/metrics.md, RTC); give a table tokstat compare wrote",
+                      stacklevel=2)
 
 
 _TOK = re.compile(r"(?:^|\|)tok:([^|]+)")

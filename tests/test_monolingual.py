@@ -138,6 +138,11 @@ def test_the_calibrated_premium_is_the_formula(layouts, tiktoken_encoding):
     zh = df.filter(pl.col("language") == "zh").row(0, named=True)
     assert zh["premium"] == pytest.approx(tpc["zh"] * r / tpc["en"])
     assert zh["premium_ci_low"] < zh["premium"] < zh["premium_ci_high"]
+    # the transfer check: the calibrated premium over the calibration set's own direct premium, by hand
+    direct = (sum(len(enc.encode_ordinary(s.texts["zh"])) for s in SEGS)
+              / sum(len(enc.encode_ordinary(s.texts["en"])) for s in SEGS))
+    assert zh["calibration_transfer"] == pytest.approx(zh["premium"] / direct)
+    assert zh["premium_ci_low"] <= min(zh["premium"], direct) and max(zh["premium"], direct) <= zh["premium_ci_high"]
     assert "|calib:sample-zh-en@" in zh["signature"]
     en = df.filter(pl.col("language") == "en").row(0, named=True)
     assert (en["premium"], en["premium_ci_low"], en["premium_ci_high"]) == (1.0, 1.0, 1.0)

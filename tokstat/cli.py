@@ -323,7 +323,7 @@ SHOWN_WIDE = [("tokenizer", "tokenizer"), ("language", "lang"), ("tokens", "toke
               ("split_char_rate", "split chars"), ("unk_rate", "unk"), ("roundtrip_rate", "round-trip"),
               ("boundary_f1", "bound.F1"), ("renyi_efficiency", "Rényi"), ("shannon_entropy", "H bits"),
               ("type_token_ratio", "TTR"), ("bits_per_byte", "bits/byte"), ("premium", "premium [95% CI]"),
-              ("premium_mean_of_ratios", "mean of ratios [95% CI]"), ("rtc", "RTC")]
+              ("premium_mean_of_ratios", "mean of ratios [95% CI]"), ("calibration_transfer", "transfer"), ("rtc", "RTC")]
 
 
 def _premium_cell(r, c):

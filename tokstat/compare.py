@@ -252,6 +252,8 @@ def load_calibration(spec: str | Corpus, langs: list[str], pivot: str) -> dict:
         raise TokstatError(f"the calibration corpus {cal.name} lacks {', '.join(missing)}",
                            fix=f"give a parallel corpus with {', '.join(need)}, or --languages to leave them out")
     chars: dict[str, list[int]] = {lang: [] for lang in need}
+    texts: dict[str, list[str]] = {lang: [] for lang in need}
+    ptexts: list[str] = []
     for seg in cal:
         p = seg.texts.get(pivot, "")
         if not p.strip():
@@ -259,16 +261,29 @@ def load_calibration(spec: str | Corpus, langs: list[str], pivot: str) -> dict:
         for lang in need:
             t = seg.texts.get(lang, "")
             chars[lang].append(len(t) if t.strip() else -1)
+            texts[lang].append(t)
         chars.setdefault("_pivot", []).append(len(p))
+        ptexts.append(p)
     piv = np.asarray(chars.pop("_pivot", []), dtype=np.int64)
-    out = {}
+    out, aligned = {}, {}
     for lang in need:
         a = np.asarray(chars[lang], dtype=np.int64)
         ok = a >= 0
         out[lang] = (a[ok], piv[ok])
+        aligned[lang] = ([t for t, k in zip(texts[lang], ok) if k], [t for t, k in zip(ptexts, ok) if k])
     if not len(piv):
         raise TokstatError(f"the calibration corpus {cal.name} has no {pivot} text", fix="check the corpus")
-    return {"pairs": out, "name": f"{cal.name}@{cal.fingerprint()[:8]}"}
+    return {"pairs": out, "texts": aligned, "name": f"{cal.name}@{cal.fingerprint()[:8]}"}
+
+
+def calibration_tokens(a: Adapter, cal: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per language: the tokens ``a`` gives the calibration set's aligned segments of the language
+    and of the pivot (for the transfer check of :func:`calibrated_premium`)."""
+    out = {}
+    for lang, (lt, pt) in cal.get("texts", {}).items():
+        out[lang] = (a.token_counts(lt).astype(float) if lt else np.zeros(0), a.token_counts(pt).astype(float) if pt
+                     else np.zeros(0))
+    return out
 
 
 def with_rtc(df: pl.DataFrame, pivot: str | None) -> pl.DataFrame:
@@ -312,31 +327,51 @@ def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, m
                            f"nothing; tokstat corpus info {c.name} shows the empty ones), or choose another --pivot")
 
 
-def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, seed: int = 0) -> dict:
+TRANSFER_WARN = 0.10
+
+
+def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, seed: int = 0,
+                       cal_tokens: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
     """The premium of a monolingual corpus calibrated on a parallel one:
 
         P_L = (tokens/char of L on your data) × r_L / (tokens/char of the pivot on your data)
 
     with r_L = characters of L / characters of the pivot on the same parallel segments (how many
-    characters of L carry the content of one pivot character). Its 95 % interval is a percentile
-    bootstrap that resamples your documents of L, your pivot documents and the parallel segments
-    independently. The assumption: your data's tokens per character carry over to the parallel
-    set's content (the same register and domain)."""
+    characters of L carry the content of one pivot character). It assumes your documents'
+    characters per unit of content are the calibration set's. The **transfer check** measures how
+    far your documents are from that set: with ``cal_tokens`` (the tokenizer on the calibration
+    segments), s_X = (tokens/char of X on your data) / (tokens/char of X on the calibration set) and
+
+        calibration_transfer = s_L / s_P = P_L / D_L,   D_L = Σ tokens_L / Σ tokens_P on the calibration set,
+
+    i.e. the ratio of the calibrated premium to the direct premium of the calibration set's own
+    content (which assumes the opposite: your documents tokenize like that set). 1 means the two
+    assumptions agree. The 95 % interval joins the percentile bootstrap intervals of both estimates
+    (your documents of L, your pivot documents and the parallel segments resampled independently;
+    the calibration segments for D_L), so it carries the content shift between your documents and
+    the calibration set as well as the sampling error; a shift above :data:`TRANSFER_WARN` is warned
+    about. Coverage on split PUD and Tatoeba: ``analysis/study_coverage_calibrate.py``."""
     from .metrics import resample_counts
 
+    none = {"premium": None, "premium_ci_low": None, "premium_ci_high": None, "calibration_transfer": None}
     if lang == "und" or lang not in cal["pairs"]:
-        return {"premium": None, "premium_ci_low": None, "premium_ci_high": None}
+        return none
     if st is piv:          # the pivot against itself: 1 by definition, as on parallel text
-        return {"premium": 1.0, "premium_ci_low": 1.0, "premium_ci_high": 1.0}
+        return {"premium": 1.0, "premium_ci_low": 1.0, "premium_ci_high": 1.0, "calibration_transfer": 1.0}
     lc, pc = cal["pairs"][lang]
     own, pown = st.own_chars > 0, piv.own_chars > 0
     if not own.any() or not pown.any() or not len(lc) or pc.sum() == 0 or piv.own_tokens.sum() == 0:
-        return {"premium": None, "premium_ci_low": None, "premium_ci_high": None}
+        return none
     tl, cl = st.own_tokens[own].astype(float), st.own_chars[own].astype(float)
     tp, cp = piv.own_tokens[pown].astype(float), piv.own_chars[pown].astype(float)
     r = lc.sum() / pc.sum()
     premium = float((tl.sum() / cl.sum()) * r / (tp.sum() / cp.sum()))
-    lo = hi = None
+    lo = hi = transfer = None
+    direct = None
+    if cal_tokens is not None and len(cal_tokens[0]) == len(lc) and cal_tokens[1].sum() > 0:
+        lt_cal, pt_cal = cal_tokens
+        direct = float(lt_cal.sum() / pt_cal.sum())
+        transfer = premium / direct if direct > 0 else None
     if n_boot and len(tl) > 1 and len(tp) > 1 and len(lc) > 1:
         w1 = resample_counts(len(tl), n_boot, seed)
         w2 = resample_counts(len(tp), n_boot, seed + 1)
@@ -344,7 +379,11 @@ def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, see
         rep = ((w1 @ tl) / np.maximum(w1 @ cl, 1)) * ((w3 @ lc) / np.maximum(w3 @ pc, 1)) / (
             (w2 @ tp) / np.maximum(w2 @ cp, 1))
         lo, hi = (float(x) for x in np.quantile(rep, [0.025, 0.975]))
-    return {"premium": premium, "premium_ci_low": lo, "premium_ci_high": hi}
+        if direct is not None:
+            alt = (w3 @ cal_tokens[0]) / np.maximum(w3 @ cal_tokens[1], 1)
+            alo, ahi = (float(x) for x in np.quantile(alt, [0.025, 0.975]))
+            lo, hi = min(lo, alo), max(hi, ahi)
+    return {"premium": premium, "premium_ci_low": lo, "premium_ci_high": hi, "calibration_transfer": transfer}
 
 
 def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str | None = "en",
@@ -435,6 +474,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     if calibrate is not None and pivot is None:
         raise TokstatError("--calibrate needs a pivot language", fix="pass --pivot LANG")
     cal = load_calibration(calibrate, langs, pivot) if calibrate is not None else None
+    cal_tok: dict[str, dict] = {}
     job = Job(adapters, langs, pivot, c.gold_words, segname, splits=splits, join=join,
               keep_rows=bool(segments_out or return_segments), max_chars=max_chars, keep_text=segments_text,
               source=str(c.sources[0]) if len(c.sources) == 1 else c.name, monolingual=mono)
@@ -477,8 +517,18 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             reps = None if join or not n_boot else paired_tpc_replicates(st.own_tokens, st.own_chars, seed=boot_seed)
             # space-separated text: the table stays flat (CSV-writable); tokstat reads it back as numbers
             row["tokens_per_char_boot"] = None if reps is None else " ".join(f"{x:.7g}" for x in reps)
+            row["calibration_transfer"] = None
             if cal is not None:
-                row.update(calibrated_premium(st, stats[(a.id, pivot)], cal, lang, n_boot=n_boot, seed=boot_seed))
+                if lang == langs[0] or a.id not in cal_tok:
+                    cal_tok[a.id] = calibration_tokens(a, cal)
+                row.update(calibrated_premium(st, stats[(a.id, pivot)], cal, lang, n_boot=n_boot, seed=boot_seed,
+                                              cal_tokens=cal_tok[a.id].get(lang)))
+                tr = row["calibration_transfer"]
+                if tr is not None and abs(tr - 1) > TRANSFER_WARN:
+                    warnings.warn(f"{a.id} on {lang}: your documents differ from the calibration set {cal['name']} "
+                                  f"(transfer {tr:.2f}: the calibrated premium {row['premium']:.2f} against "
+                                  f"{row['premium'] / tr:.2f} on the calibration set's own content); the interval "
+                                  "spans both — calibrate on text like yours", stacklevel=2)
             row["roundtrip_rate"] = rt[(a.id, lang)]
             row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split, scripts.get(lang),
                                          cal["name"] if cal is not None else None)
@@ -501,7 +551,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "renyi_efficiency_observed",
         *INFO_COLUMNS,
         "premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
-        "premium_mor_ci_high", "p50_tokens", "p95_tokens")} | {"tokens_per_char_boot": pl.String},
+        "premium_mor_ci_high", "p50_tokens", "p95_tokens", "calibration_transfer")} | {"tokens_per_char_boot": pl.String},
         infer_schema_length=None)
     df = with_rtc(df, pivot if not mono else None).select(COMPARE_COLUMNS)
     _check_aligned(df, c, first, pivot, mono, {lang: int(stats[(first, lang)].pair_n.sum()) for lang in langs})

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import polars as pl
 
-import tokstat.compare as cmp_mod
 from tokstat import compare, load_corpus
+
+cmp_mod = sys.modules["tokstat.compare"]
 
 TOKS = ["tiktoken:cl100k_base", "tiktoken:o200k_base"]
 

@@ -328,6 +328,11 @@ def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, m
 
 
 TRANSFER_WARN = 0.10
+#: how far past the calibration set's direct premium the interval reaches, as a power of the transfer
+#: ratio: on documents shifted against the calibration set (PUD's contiguous halves, Tatoeba's
+#: contiguous thirds) the truth lay 1.2–1.3× the transfer's log-distance from the calibrated premium,
+#: past the direct one (analysis/study_coverage_calibrate.py); 2 leaves a margin
+TRANSFER_REACH = 2.0
 
 
 def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, seed: int = 0,
@@ -348,9 +353,11 @@ def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, see
     content (which assumes the opposite: your documents tokenize like that set). 1 means the two
     assumptions agree. The 95 % interval joins the percentile bootstrap intervals of both estimates
     (your documents of L, your pivot documents and the parallel segments resampled independently;
-    the calibration segments for D_L), so it carries the content shift between your documents and
-    the calibration set as well as the sampling error; a shift above :data:`TRANSFER_WARN` is warned
-    about. Coverage on split PUD and Tatoeba: ``analysis/study_coverage_calibrate.py``."""
+    the calibration segments for D_L) and reaches past D_L to P_L · transfer^−:data:`TRANSFER_REACH`
+    (the sampling interval of P_L moved there), so it carries the content shift between your
+    documents and the calibration set as well as the sampling error; a shift above
+    :data:`TRANSFER_WARN` is warned about. Coverage on split PUD and Tatoeba:
+    ``analysis/study_coverage_calibrate.py``."""
     from .metrics import resample_counts
 
     none = {"premium": None, "premium_ci_low": None, "premium_ci_high": None, "calibration_transfer": None}
@@ -382,7 +389,8 @@ def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, see
         if direct is not None:
             alt = (w3 @ cal_tokens[0]) / np.maximum(w3 @ cal_tokens[1], 1)
             alo, ahi = (float(x) for x in np.quantile(alt, [0.025, 0.975]))
-            lo, hi = min(lo, alo), max(hi, ahi)
+            reach = transfer ** -TRANSFER_REACH if transfer else 1.0
+            lo, hi = min(lo, alo, lo * reach), max(hi, ahi, hi * reach)
     return {"premium": premium, "premium_ci_low": lo, "premium_ci_high": hi, "calibration_transfer": transfer}
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 import os
 from collections.abc import Iterable, Iterator
@@ -354,8 +355,11 @@ def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, see
     assumptions agree. The 95 % interval joins the percentile bootstrap intervals of both estimates
     (your documents of L, your pivot documents and the parallel segments resampled independently;
     the calibration segments for D_L) and reaches past D_L to P_L · transfer^−:data:`TRANSFER_REACH`
-    (the sampling interval of P_L moved there), so it carries the content shift between your
-    documents and the calibration set as well as the sampling error; a shift above
+    (the sampling interval of P_L moved there), and at least P_L · exp(±drift), drift = |ln| of the
+    character ratio r_L of the calibration set's first half over its second half (how much r moves
+    between parts of one parallel set: a shift in characters per content that tokens per character
+    cannot show). So it carries the content shift between your documents and the calibration set as
+    well as the sampling error; a shift above
     :data:`TRANSFER_WARN` is warned about. Coverage on split PUD and Tatoeba:
     ``analysis/study_coverage_calibrate.py``."""
     from .metrics import resample_counts
@@ -391,6 +395,10 @@ def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, see
             alo, ahi = (float(x) for x in np.quantile(alt, [0.025, 0.975]))
             reach = transfer ** -TRANSFER_REACH if transfer else 1.0
             lo, hi = min(lo, alo, lo * reach), max(hi, ahi, hi * reach)
+        h = len(lc) // 2               # how much the character ratio moves between the calibration set's halves
+        if direct is not None and h >= 10 and pc[:h].sum() > 0 and pc[h:].sum() > 0 and lc[:h].sum() > 0 and lc[h:].sum() > 0:
+            drift = abs(math.log((lc[:h].sum() / pc[:h].sum()) / (lc[h:].sum() / pc[h:].sum())))
+            lo, hi = min(lo, premium * math.exp(-drift)), max(hi, premium * math.exp(drift))
     return {"premium": premium, "premium_ci_low": lo, "premium_ci_high": hi, "calibration_transfer": transfer}
 
 

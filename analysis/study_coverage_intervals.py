@@ -1,5 +1,7 @@
 """Coverage of compare's intervals: the premium (ratio of sums), the mean-of-ratios premium and
-tokens per character, each a seeded percentile bootstrap over segments (their hash buckets).
+tokens per character, each a seeded percentile bootstrap over segments (their hash buckets), and
+the paired interval on the ratio of two tokenizers' tokens for a mix (``tokstat.cost.choice``'s
+runner-up gap; the price of fairness is the same estimator on plain vs parity-aware BPE).
 
 Population: all of UD PUD (1,000 aligned sentences, pivot en). The truth is each quantity on the
 whole population; DRAWS samples of N sentences are drawn without replacement, compared, and each
@@ -25,6 +27,7 @@ import polars as pl
 from tokstat import compare, load_corpus
 
 TOK = "tiktoken:o200k_base"
+OTHER = "tiktoken:cl100k_base"
 LANGS = ["en", "zh", "ja", "ko", "ar", "hi", "de", "ru"]
 QUANTITIES = {"premium": ("premium_ci_low", "premium_ci_high"),
               "premium_mean_of_ratios": ("premium_mor_ci_low", "premium_mor_ci_high"),
@@ -34,7 +37,29 @@ QUANTITIES = {"premium": ("premium_ci_low", "premium_ci_high"),
 def run(path: Path, n_boot: int) -> pl.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return compare(str(path), [TOK], n_boot=n_boot, workers=1, words=False, progress=False)
+        return compare(str(path), [TOK, OTHER], n_boot=n_boot, workers=1, words=False, progress=False)
+
+
+def pair_ratio(df: pl.DataFrame) -> tuple[float, float | None, float | None]:
+    """cl100k_base's tokens for an equal-content mix over o200k_base's, − 1, with the 95 % paired
+    percentile interval of choice.choose (the same replicate = the same draw of segments)."""
+    import numpy as np
+
+    from tokstat.cost.choice import char_shares, replicates
+
+    w = char_shares(df.filter(pl.col("tokenizer") == "tiktoken/o200k_base").to_dicts(), None)
+    score, reps = {}, {}
+    for (tok,), g in df.group_by("tokenizer"):
+        by = {r["language"]: r for r in g.iter_rows(named=True)}
+        score[tok] = sum(v * by[k]["tokens_per_char"] for k, v in w.items())
+        b = [replicates(by[k]["tokens_per_char_boot"]) for k in w]
+        reps[tok] = None if any(x is None for x in b) else sum(v * x for v, x in zip(w.values(), b))
+    a, o = "tiktoken/o200k_base", "tiktoken/cl100k_base"
+    est = score[o] / score[a] - 1
+    if reps[a] is None:
+        return est, None, None
+    lo, hi = np.quantile(reps[o] / reps[a] - 1, [0.025, 0.975])
+    return est, float(lo), float(hi)
 
 
 def study(draws: int, n: int) -> pl.DataFrame:
@@ -49,10 +74,16 @@ def study(draws: int, n: int) -> pl.DataFrame:
                 for s in part:
                     f.write(json.dumps({"id": s.id, **{k: s.texts[k] for k in LANGS}}, ensure_ascii=False) + "\n")
             return p
-        truth = {r["language"]: r for r in run(write(segs, "all.jsonl"), 0).iter_rows(named=True)}
+        whole = run(write(segs, "all.jsonl"), 0)
+        truth = {r["language"]: r for r in whole.filter(pl.col("tokenizer") == "tiktoken/o200k_base").iter_rows(named=True)}
+        pair_truth = pair_ratio(whole)[0]
         for k in range(draws):
             part = random.Random(k).sample(segs, n)
-            for r in run(write(part, "s.jsonl"), 1000).iter_rows(named=True):
+            df = run(write(part, "s.jsonl"), 1000)
+            est, lo_, hi_ = pair_ratio(df)
+            rows.append({"quantity": "paired ratio of two tokenizers' mix tokens", "language": "mix", "draw": k,
+                         "truth": pair_truth, "low": lo_, "high": hi_, "covered": lo_ <= pair_truth <= hi_})
+            for r in df.filter(pl.col("tokenizer") == "tiktoken/o200k_base").iter_rows(named=True):
                 for q, (lo, hi) in QUANTITIES.items():
                     if r["language"] == "en" and q != "tokens_per_char":
                         continue

@@ -177,7 +177,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         pl.col("tokenizer").replace_strict(req, return_dtype=pl.Int64).alias("requested_size"),
         pl.col("tokenizer").replace_strict(vs, return_dtype=pl.Int64).alias("vocab_size"),
     ).with_columns((pl.col("vocab_size") * d_model * (1 if tied else 2)).alias("embedding_params"))
-    df = df.with_columns(
+    df = df.drop("tokens_per_char_boot").with_columns(      # the sweep's own replicates (segments) replace compare's
         pl.Series("new_merge_count", [support.get(t) for t in df["tokenizer"].to_list()]
                   if algo in PREFIX_ALGOS else [None] * df.height, dtype=pl.Float64),
         pl.Series("tokens_per_char_boot", [reps.get((t, lang)) for t, lang in zip(df["tokenizer"], df["language"])],

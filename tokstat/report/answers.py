@@ -122,6 +122,7 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                 elif kr is not None and kp is not None:      # a volume of the same characters: another ratio, named
                     s += h("; training the same number of {} (not the same content): {} vs {} ({:.2f}× per {})", held,
                            money(kr["dollars"]), money(kp["dollars"]), kr["cost_multiplier"], held[:-1])
+                if kr is not None and kp is not None:
                     nums[f"dollars:{lang}"] = kr["dollars"]
                     if kr.get("usd_per_request") is not None and kr.get("serving_multiplier") is not None:
                         s += h("; serving {} vs {} per 1,000 requests ({:.2f}×)", money(kr["usd_per_request"] * 1000),

@@ -92,7 +92,7 @@ def test_with_a_model_cost_and_the_report_give_one_answer_and_the_report_uses_th
     assert "hf/drop ⚠" in " ".join(out.split())                            # lossy rows marked inline
     assert main(["report", str(res), str(costs), "--out", str(tmp_path / "r.html")]) in (0, None)
     text = answer_of(tmp_path / "r.html")
-    assert text.startswith(f"{from_cost}: the cheapest to train on this mix")
+    assert text.startswith(f"{from_cost}: the lowest training cost for this mix")
     assert "the mix the cost rows carry" in text and "zh 30%" in text
     ch = choose(pl.read_parquet(res), None, k)
     assert ch.criterion == "dollars" and ch.best == from_cost and ch.mix.shares == {"zh": 0.3, "en": 0.7}

@@ -109,7 +109,7 @@ def test_answers_equal_the_tables(files, tmp_path):
     dollars = {tok: 0.5 * sum(k.filter((pl.col("tokenizer") == tok) & (pl.col("language") == lang))["dollars"][0]
                               for lang in ("zh", "en")) for tok in score}
     best = min(dollars, key=lambda x: (dollars[x], x))
-    assert ans["tokenizer"].startswith(f"{best}: the cheapest to train on this mix ("), ans["tokenizer"]
+    assert ans["tokenizer"].startswith(f"{best}: the lowest training cost for this mix ("), ans["tokenizer"]
     assert f"{score[best]:.3f} tokens per character of the mix: content zh 50% · en 50% = characters zh " \
         in ans["tokenizer"]
     zh = c.filter((pl.col("tokenizer") == best) & (pl.col("language") == "zh")).row(0, named=True)
@@ -328,7 +328,7 @@ def pud_report(tmp_path_factory, shared_module):
 def test_pud_report_answers(pud_report):
     page = pud_report.read_text()
     ans = _answers(page)
-    assert re.search(r"the cheapest to train on this mix \(\$\S+ for the volume, [\d.]+ tokens per character of the "
+    assert re.search(r"the lowest training cost for this mix \(\$\S+ for the volume, [\d.]+ tokens per character of the "
                      r"mix: content en 25% · "
                      r"zh 25% · ja 25% · ko 25% = characters en \d+% · zh \d+% · ja \d+% · ko \d+%", ans["tokenizer"]), \
         ans["tokenizer"]

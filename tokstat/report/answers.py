@@ -86,7 +86,7 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                                                    "the cost rows' mix" else "")
             parts = [h("{:.2f}× the {} tokens in {}{}", rows[lang]["premium"], pivot, lang, _ci(rows[lang]))
                      for lang in rows if pivot is not None and lang != pivot and rows[lang]["premium"] is not None]
-            what = (h("the cheapest to train on this mix ({} for the volume, {:.3f} tokens per character of the mix: {})",
+            what = (h("the lowest training cost for this mix ({} for the volume, {:.3f} tokens per character of the mix: {})",
                       money(ch.scores[best]), ch.tokens[best], mixs) if ch.criterion == "dollars" else
                     h("the fewest tokens for this mix ({:.3f} tokens per character of the mix: {})", rank["score"][0], mixs))
             text = h("<b>{}</b>: {}; {} — among {} reliable tokenizer(s){}.{}", best, what, ch.closeness(), rank.height,

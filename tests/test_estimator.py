@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from tokstat.adapters.base import Adapter
 from tokstat.cli import main
-from tokstat.corpus import Corpus, Segment
 from tokstat.estimator import estimate, fit_estimator, script_counts
 
 from conftest import ROOT

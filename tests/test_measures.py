@@ -14,7 +14,6 @@ import pytest
 
 from tokstat import compare
 from tokstat.cli import main
-from tokstat.errors import TokstatError
 from tokstat.morphscore import LANGUAGES, morphscore, reference_point
 
 from conftest import ROOT

@@ -16,7 +16,7 @@ from itertools import islice
 
 import numpy as np
 
-from ..adapters.base import Adapter, Encoded
+from ..adapters.base import Adapter
 from ..corpus import Segment
 from ..errors import TokstatError
 from ..counts import LangStats, TextBatch, buckets, count_batch

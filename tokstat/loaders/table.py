@@ -8,7 +8,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import polars as pl
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError

@@ -437,16 +437,23 @@ def _mark_lossy(rows: list[dict], lossy: set[str] | None = None) -> bool:
 def _print_choice(df, mix) -> None:
     """``compare --mix``: the tokenizers ranked for the mix with their totals, and the answer (the one
     criterion of :func:`tokstat.cost.choice.choose`, as the report and cost give it)."""
+    import polars as pl
+
     from .cost.choice import choose
 
     ch = choose(df, mix)
-    rows = [{"tokenizer": t, "score": s, "diff": (s / ch.scores[ch.best] - 1) if ch.best else None}
-            for t, s in ch.scores.items()] + [{"tokenizer": t + " " + LOSSY, "score": None, "diff": None}
+    chars = {lang: float(df.filter(pl.col("language") == lang)["chars"].max() or 0) for lang in ch.weights}
+    total_chars = sum(chars.values())
+    rows = [{"tokenizer": t, "score": s, "total": s * total_chars,
+             "diff": (s / ch.scores[ch.best] - 1) if ch.best else None}
+            for t, s in ch.scores.items()] + [{"tokenizer": t + " " + LOSSY, "score": None, "total": None, "diff": None}
                                               for t in ch.excluded]
-    _print(_table(f"ranked for the mix ({mix.describe()}): tokens per character of the mix", [
-        ("tokenizer", "tokenizer"), ("score", "tok/char of the mix"), ("diff", "vs best")], rows,
-        lambda r, c: visible(r[c]) if c == "tokenizer" else "–" if r[c] is None else
-        f"{r[c]:.4f}" if c == "score" else f"{r[c]:+.1%}"))
+    _print(_table(f"ranked for the mix ({mix.describe()}): tokens per character of the mix, and the tokens of "
+                  f"{total_chars:,.0f} characters of it", [
+                      ("tokenizer", "tokenizer"), ("score", "tok/char of the mix"), ("total", "tokens"),
+                      ("diff", "vs best")], rows,
+                  lambda r, c: visible(r[c]) if c == "tokenizer" else "–" if r[c] is None else
+                  f"{r[c]:.4f}" if c == "score" else f"{r[c]:,.0f}" if c == "total" else f"{r[c]:+.1%}"))
     _print(f"which tokenizer for this mix: {ch.sentence()}")
 
 

@@ -291,3 +291,10 @@ def test_a_table_whose_premium_is_an_rtc_is_warned_about_once(tmp_path, capsys):
     assert main(["report", str(bad), "--out", str(tmp_path / "b.html")]) in (0, None)
     err = [x for x in capsys.readouterr().err.splitlines() if "RTC" in x]
     assert len(err) == 1 and "rtc.parquet: the premium of zh equals tokens per character over the pivot's" in err[0]
+
+
+def test_a_sweep_of_documents_hints_at_its_own_option(capsys):
+    """A fix hint names an option the command has: sweep on documents says --eval, not compare's --calibrate."""
+    assert main(["sweep", "sample-docs", "--sizes", "500,1000,2000,4000", "--quiet"]) in (0, None)
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--eval PARALLEL" in err and "--calibrate" not in err

@@ -160,8 +160,13 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         if trained is not None:
             trained.append(adapters[-1])
     warm.join()
-    df, segs = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars,
-                       progress=progress, return_segments=True, backend=backend)
+    with warnings.catch_warnings():      # compare's hint names its own --calibrate; a sweep's is --eval
+        warnings.filterwarnings("ignore", message=r".*is monolingual \(documents, no aligned content\): no premium.*")
+        df, segs = compare(c, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, max_chars=max_chars,
+                           progress=progress, return_segments=True, backend=backend)
+    if c.kind == "monolingual" and eval_corpus is None and pivot is not None:
+        warnings.warn(f"{c.name} is monolingual (documents, no aligned content): no premium; give a parallel corpus "
+                      "with --eval PARALLEL for the premiums of the swept sizes", stacklevel=2)
     reps = tpc_replicates(segs.select("tokenizer", "language", "segment", "tokens", "chars"), seed=boot_seed)
     del segs
     if eval_corpus is not None:

@@ -31,6 +31,7 @@ import warnings
 from pathlib import Path
 
 import polars as pl
+from corpus_parts import write_parallel
 
 from tokstat import compare, load_corpus
 
@@ -46,12 +47,6 @@ def write_docs(path: Path, segs, langs) -> None:
                 t = s.texts.get(lang, "")
                 if t.strip():
                     f.write(json.dumps({"text": t, "language": lang}, ensure_ascii=False) + "\n")
-
-
-def write_parallel(path: Path, segs, langs) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        for s in segs:
-            f.write(json.dumps({"id": s.id, **{lang: s.texts.get(lang, "") for lang in langs}}, ensure_ascii=False) + "\n")
 
 
 def estimate(docs: Path, cal: Path, sampling_only: bool) -> pl.DataFrame:

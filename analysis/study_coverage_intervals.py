@@ -16,13 +16,13 @@ Needs $TOKSTAT_DATA (ud-pud) and $TOKSTAT_TOKENIZERS (o200k_base).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 import warnings
 from pathlib import Path
 
 import polars as pl
+from corpus_parts import write_parallel
 
 from tokstat import compare, load_corpus
 
@@ -69,11 +69,7 @@ def study(draws: int, n: int) -> pl.DataFrame:
         d = Path(tmp)
 
         def write(part, name):
-            p = d / name
-            with open(p, "w", encoding="utf-8") as f:
-                for s in part:
-                    f.write(json.dumps({"id": s.id, **{k: s.texts[k] for k in LANGS}}, ensure_ascii=False) + "\n")
-            return p
+            return write_parallel(d / name, part, LANGS)
         whole = run(write(segs, "all.jsonl"), 0)
         truth = {r["language"]: r for r in whole.filter(pl.col("tokenizer") == "tiktoken/o200k_base").iter_rows(named=True)}
         pair_truth = pair_ratio(whole)[0]

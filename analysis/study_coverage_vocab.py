@@ -15,13 +15,13 @@ Needs $TOKSTAT_DATA (ud-pud).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 import warnings
 from pathlib import Path
 
 import polars as pl
+from corpus_parts import write_parallel
 
 from tokstat import load_corpus, sweep
 from tokstat.cost.model import preset
@@ -46,11 +46,7 @@ def study(draws: int) -> pl.DataFrame:
         d = Path(tmp)
 
         def write(part, name):
-            p = d / name
-            with open(p, "w", encoding="utf-8") as f:
-                for s in part:
-                    f.write(json.dumps({"id": s.id, **{k: s.texts[k] for k in LANGS}}, ensure_ascii=False) + "\n")
-            return p
+            return write_parallel(d / name, part, LANGS)
         truth = plan_of(write(segs, "all.jsonl")).recommended_vocab_size
         for k in range(draws):
             p = plan_of(write(random.Random(k).sample(segs, len(segs) // 2), "half.jsonl"))

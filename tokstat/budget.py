@@ -66,11 +66,12 @@ def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cl
     """Every cluster of the files, from metadata and sizes only."""
     out = []
     for path, lang in files:
-        regular_file(path, "shard")          # recorded: a shard that changes before the run ends is an error
-        if path.lower().endswith(".parquet"):
+        if path.lower().endswith(".parquet"):        # opened (and recorded) through the guarded reader
             n = parquet_file(path, "shard").num_row_groups
             out.extend(Cluster(path, lang, "rowgroup", i) for i in range(n))
-        elif path.lower().endswith(GZ_SUFFIXES):      # no seeking into a gzip stream: the file is one cluster
+            continue
+        regular_file(path, "shard")          # recorded: a shard that changes before the run ends is an error
+        if path.lower().endswith(GZ_SUFFIXES):       # no seeking into a gzip stream: the file is one cluster
             out.append(Cluster(path, lang, "file", 0))
         else:
             size = os.path.getsize(path)
@@ -292,14 +293,14 @@ def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, 
         h = hashlib.sha256("\n".join(f"{Path(p).name}\t{os.path.getsize(p)}" for p, _ in files).encode()).hexdigest()
         sig_corpus = f"corpus:{c.name}@files-{h[:8]}"
     whole = m == M
-    read = float(nbytes.sum()) / est(nbytes.sum(axis=1))[0] if est(nbytes.sum(axis=1))[0] > 0 else None
+    tot_bytes = est(nbytes.sum(axis=1))[0]
+    read = float(nbytes.sum()) / tot_bytes if tot_bytes > 0 else None
     estimator = (f"every cluster read ({M} of {M}: the sample is the whole corpus): exact counts, no sampling error"
                  if whole else
                  f"cluster sample: {m} of {M} clusters (row groups / {block:,}-byte blocks, {read:.1%} of the text) in "
                  f"{len(strata)} strata (file languages), seed {seed}, stratified expansion estimator, 95% t interval")
     for ai, a in enumerate(adapters):
         tot_tokens = est(toks[ai].sum(axis=1))[0]
-        tot_bytes = est(nbytes.sum(axis=1))[0]
         for lang, k in [*li.items(), (TOTAL, None)]:
             pick = (lambda arr: arr.sum(axis=-1)) if k is None else (lambda arr, k=k: arr[..., k])
             d = est(pick(docs))

@@ -413,19 +413,9 @@ def pl_rows(rows: list[dict]):
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def _mark_lossy(rows: list[dict], lossy: set[str] | None = None) -> bool:
-    """Mark in the tokenizer cell the rows of a tokenizer that loses text (the one rule,
-    :func:`tokstat.metrics.unreliable`: unknown tokens on more than 1 % of a language's characters,
-    or a decoder that does not give the sampled texts back); ``lossy`` names them when the rows
-    themselves do not carry the rates (a grouped table)."""
-    if lossy is None:
-        import polars as pl
-
-        from .metrics import unreliable
-
-        cols = [c for c in ("tokenizer", "language", "unk_rate", "roundtrip_rate") if rows and c in rows[0]]
-        lossy = set(unreliable(pl.DataFrame([{c: r[c] for c in cols} for r in rows], infer_schema_length=None))) \
-            if rows and "tokenizer" in cols and "language" in cols else set()
+def _mark_lossy(rows: list[dict], lossy: set[str]) -> bool:
+    """Mark in the tokenizer cell the rows of the tokenizers in ``lossy`` (those that lose text:
+    :func:`_lossy_of`, the one rule); whether any row was marked."""
     marked = False
     for r in rows:
         if r["tokenizer"] in lossy:
@@ -538,7 +528,8 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
     df, segs = res if segments_out else (res, None)
     shown = df.sort(sort_by, descending=SORTS[sort_by], nulls_last=True, maintain_order=True) if sort_by else df
     rows = list(shown.iter_rows(named=True))
-    lossy = _mark_lossy(rows)
+    bad = _lossy_of(df)
+    lossy = _mark_lossy(rows, bad)
     title = f"tokstat compare — {c.name}, pivot {pivot}"
     if table_format != "table":
         from .fmt import export_table
@@ -548,7 +539,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
         click.echo(export_table(rows, SHOWN, _premium_cell, table_format,
                                 caption=f"{title}; {len(set(df['signature'].to_list()))} signature(s) in the --out files"),
                    nl=False)
-        _print_groups(_group_rows(df, dims, None, None), table_format, _lossy_of(df))
+        _print_groups(_group_rows(df, dims, None, None), table_format, bad)
         tables = {p: t for p, t in ((out, df), (segments_out, segs)) if p}
         if tables:
             write_tables(tables)
@@ -568,7 +559,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
                 _print(f"parity across languages, {r['tokenizer']}: Gini {r['premium_gini']:.3f} (mean of ratios "
                        f"{r['premium_mean_of_ratios_gini']:.3f}), max/min {r['premium_max_over_min']:.2f}, "
                        f"worst {r['premium_worst_language']}")
-    _print_groups(_group_rows(df, dims, None, None), lossy=_lossy_of(df))
+    _print_groups(_group_rows(df, dims, None, None), lossy=bad)
     if mixd is not None:
         _print_choice(df, mixd)
     _signatures(df, every=show_signatures)

@@ -266,25 +266,26 @@ def load_calibration(spec: str | Corpus, langs: list[str], pivot: str) -> dict:
         chars.setdefault("_pivot", []).append(len(p))
         ptexts.append(p)
     piv = np.asarray(chars.pop("_pivot", []), dtype=np.int64)
-    out, aligned = {}, {}
+    out, where = {}, {}
     for lang in need:
         a = np.asarray(chars[lang], dtype=np.int64)
         ok = a >= 0
         out[lang] = (a[ok], piv[ok])
-        aligned[lang] = ([t for t, k in zip(texts[lang], ok) if k], [t for t, k in zip(ptexts, ok) if k])
+        where[lang] = np.flatnonzero(ok)           # the pivot segments this language pairs with
+        texts[lang] = [t for t, k in zip(texts[lang], ok) if k]
     if not len(piv):
         raise TokstatError(f"the calibration corpus {cal.name} has no {pivot} text", fix="check the corpus")
-    return {"pairs": out, "texts": aligned, "name": f"{cal.name}@{cal.fingerprint()[:8]}"}
+    return {"pairs": out, "texts": texts, "pivot_texts": ptexts, "where": where,
+            "name": f"{cal.name}@{cal.fingerprint()[:8]}"}
 
 
 def calibration_tokens(a: Adapter, cal: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per language: the tokens ``a`` gives the calibration set's aligned segments of the language
-    and of the pivot (for the transfer check of :func:`calibrated_premium`)."""
-    out = {}
-    for lang, (lt, pt) in cal.get("texts", {}).items():
-        out[lang] = (a.token_counts(lt).astype(float) if lt else np.zeros(0), a.token_counts(pt).astype(float) if pt
-                     else np.zeros(0))
-    return out
+    and of the pivot (for the transfer check of :func:`calibrated_premium`); the pivot's segments
+    are encoded once for every language."""
+    ptok = a.token_counts(cal["pivot_texts"]).astype(float)
+    return {lang: (a.token_counts(lt).astype(float) if lt else np.zeros(0), ptok[cal["where"][lang]])
+            for lang, lt in cal["texts"].items()}
 
 
 def with_rtc(df: pl.DataFrame, pivot: str | None) -> pl.DataFrame:
@@ -535,7 +536,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             row["tokens_per_char_boot"] = None if reps is None else " ".join(f"{x:.7g}" for x in reps)
             row["calibration_transfer"] = None
             if cal is not None:
-                if lang == langs[0] or a.id not in cal_tok:
+                if a.id not in cal_tok:
                     cal_tok[a.id] = calibration_tokens(a, cal)
                 row.update(calibrated_premium(st, stats[(a.id, pivot)], cal, lang, n_boot=n_boot, seed=boot_seed,
                                               cal_tokens=cal_tok[a.id].get(lang)))

@@ -29,30 +29,13 @@ import numpy as np
 from .adapters import Adapter
 from .corpus import Corpus
 from .errors import TokstatError
-from .langs import TEXT_SCRIPTS
+from .langs import CHAR_SCRIPTS, char_script
 from .split import Split
 
 #: the scripts a character is sorted into (each character has exactly one Unicode Script value);
 #: a character of none of these counts at the model's ``default`` weight
-SCRIPTS = tuple(TEXT_SCRIPTS) + ("Zyyy", "Zinh")
-_PATTERN = None
-_cache: dict[str, str | None] = {}
+SCRIPTS = CHAR_SCRIPTS
 SCHEMA_VERSION = 1
-
-
-def char_script(ch: str) -> str | None:
-    """The Unicode Script value (ISO 15924) of ``ch`` among :data:`SCRIPTS`, else None."""
-    global _PATTERN
-    got = _cache.get(ch, "")
-    if got != "":
-        return got
-    if _PATTERN is None:
-        import regex
-
-        _PATTERN = regex.compile("|".join(rf"(?P<{s}>\p{{Script={s}}})" for s in SCRIPTS))
-    m = _PATTERN.match(ch)
-    _cache[ch] = m.lastgroup if m else None
-    return _cache[ch]
 
 
 def script_counts(text: str) -> dict[str, int]:

@@ -118,11 +118,6 @@ def _change(before: tuple, now: tuple) -> str:
     return "its modification time moved"
 
 
-def inputs_read() -> list[Path]:
-    """Every input recorded by the current run (empty outside a :func:`run_scope`)."""
-    return [Path(k) for k in _SCOPES[-1].files] if _SCOPES else []
-
-
 def check_inputs_unchanged() -> None:
     """Every file the run read is still as it was when first read (size, time, identity);
     otherwise one error naming it: results from a file that changed under the run are never written."""
@@ -223,7 +218,6 @@ class ParquetFile:
         import pyarrow.parquet as pq
 
         self.path = regular_file(path, what)
-        self.what = what
         self._pf = self._guard(lambda: pq.ParquetFile(self.path), "cannot read Parquet file")
 
     def _guard(self, call, message: str = "cannot read rows"):
@@ -239,19 +233,17 @@ class ParquetFile:
             raise TokstatError(f"{message} ({first})", path=self.path, fix=self.FIX) from None
 
     @property
+    def schema(self):
+        """The file's Arrow schema."""
+        return self._guard(lambda: self._pf.schema_arrow, "cannot read the Parquet schema")
+
+    @property
     def names(self) -> list[str]:
-        return self._guard(lambda: self._pf.schema_arrow.names, "cannot read the Parquet schema")
+        return self.schema.names
 
     @property
     def num_row_groups(self) -> int:
         return self._guard(lambda: self._pf.metadata.num_row_groups, "cannot read the Parquet footer")
-
-    @property
-    def num_rows(self) -> int:
-        return self._guard(lambda: self._pf.metadata.num_rows, "cannot read the Parquet footer")
-
-    def row_group_rows(self, i: int) -> int:
-        return self._guard(lambda: self._pf.metadata.row_group(i).num_rows, "cannot read the Parquet footer")
 
     def read_row_group(self, i: int, columns: list[str] | None = None):
         return self._guard(lambda: self._pf.read_row_group(i, columns=columns), f"cannot read row group {i}")

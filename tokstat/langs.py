@@ -141,17 +141,25 @@ def chinese_script(texts) -> tuple[str | None, float | None]:
 TEXT_SCRIPTS = ("Latn", "Cyrl", "Grek", "Armn", "Geor", "Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Tfng", "Ethi", "Deva",
                 "Beng", "Guru", "Gujr", "Orya", "Taml", "Telu", "Knda", "Mlym", "Sinh", "Olck", "Mtei", "Tibt", "Thai",
                 "Laoo", "Khmr", "Mymr", "Hani", "Hira", "Kana", "Hang", "Mong", "Cher", "Cans", "Vaii", "Adlm", "Copt")
+#: the scripts a character is looked up among: the text scripts, Common (Zyyy: digits, punctuation,
+#: spaces, emoji) and Inherited (Zinh: combining marks); each character has exactly one Script value
+CHAR_SCRIPTS = TEXT_SCRIPTS + ("Zyyy", "Zinh")
 _SCRIPT_OF = None
 _script_cache: dict[str, str | None] = {}
 
 
-def _char_script(ch: str) -> str | None:
+def char_script(ch: str) -> str | None:
+    """The Unicode Script value (ISO 15924) of ``ch`` among :data:`CHAR_SCRIPTS`, else None.
+
+    >>> char_script("a"), char_script("中"), char_script(","), char_script("\u0301"), char_script("ᚠ")
+    ('Latn', 'Hani', 'Zyyy', 'Zinh', None)
+    """
     global _SCRIPT_OF
     if ch not in _script_cache:
         if _SCRIPT_OF is None:
             import regex
 
-            _SCRIPT_OF = regex.compile("|".join(rf"(?P<{s}>\p{{Script={s}}})" for s in TEXT_SCRIPTS))
+            _SCRIPT_OF = regex.compile("|".join(rf"(?P<{s}>\p{{Script={s}}})" for s in CHAR_SCRIPTS))
         m = _SCRIPT_OF.match(ch)
         _script_cache[ch] = m.lastgroup if m else None
     return _script_cache[ch]
@@ -179,8 +187,8 @@ def text_script(texts, max_chars: int = 10_000) -> str | None:
         sample.append(t)
     for ch, k in Counter("".join(sample)).items():     # each distinct character looked up once
         if ch.isalpha():
-            sc = _char_script(ch)
-            if sc is not None:
+            sc = char_script(ch)
+            if sc in TEXT_SCRIPTS:
                 counts[sc] = counts.get(sc, 0) + k
     if not counts:
         return None

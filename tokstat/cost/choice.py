@@ -3,8 +3,9 @@
 The criterion (:func:`choose`):
 
 * **with a model** (``cost`` rows): the training **dollars** of the stated volume of the mix, each
-  tokenizer with its own vocabulary (``cost``'s ``mix`` row; without a mix, the mean over the
-  languages' rows: equal shares of the volume); the tokens are shown beside;
+  tokenizer with its own vocabulary (``cost``'s ``mix`` row; without one, the languages' rows
+  weighted by the mix — default equal content — in the unit the rows hold equal); the tokens are
+  shown beside;
 * **without a model**: the **tokens** the mix costs, as tokens per character of the mix,
   Σ_L s_L · tokens_per_char_L with s the mix's character shares (the same content mix in every
   tokenizer's characters).
@@ -33,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import TokstatError
-from ..metrics import pivot_of, unreliable
+from ..metrics import MAX_UNK, unreliable
 from ..mix import Mix, amounts_from_results, equal
 
 LEVEL = 0.95
@@ -139,7 +140,7 @@ def char_shares(rows: list[dict], mix: Mix | None) -> dict[str, float] | None:
 
 
 def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataFrame | None = None, *,
-           max_unk: float | None = None) -> Choice:
+           max_unk: float = MAX_UNK) -> Choice:
     """The tokenizer for ``mix`` (a :class:`Mix`, content shares as a dict, or None: the mix the
     ``costs`` carry, else equal content) by the one criterion of this module."""
     source = "given"
@@ -148,11 +149,11 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
     if mix is None:
         mix = mix_of_costs(costs)
         source = "the cost rows' mix" if mix is not None else "equal content"
-    bad = unreliable(results) if max_unk is None else unreliable(results, max_unk)
+    bad = unreliable(results, max_unk)
     held = "content"
     if costs is not None and "held_equal" in costs.columns and costs["held_equal"].drop_nulls().len():
         held = costs["held_equal"].drop_nulls()[0]
-    unit = {"content": "content", "characters": "chars", "bytes": "bytes"}.get(held, "content")
+    held_unit = {"content": "content", "characters": "chars", "bytes": "bytes"}.get(held, "content")
     volume_shares: dict[str, dict[str, float]] = {}     # per tokenizer: the mix in the unit the cost rows hold equal
     tokens: dict[str, float] = {}
     reps: dict[str, np.ndarray | None] = {}
@@ -165,10 +166,11 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
             continue
         weights = weights or w
         tokens[tok] = sum(v * by[lang]["tokens_per_char"] for lang, v in w.items() if v > 0)
-        try:
-            volume_shares[tok] = (mix or equal(list(w))).shares_in(unit, amounts_from_results(recs))
-        except TokstatError:
-            volume_shares[tok] = {}
+        if costs is not None:
+            try:
+                volume_shares[tok] = (mix or equal(list(w))).shares_in(held_unit, amounts_from_results(recs))
+            except TokstatError:
+                volume_shares[tok] = {}
         boot = {lang: replicates(by[lang].get("tokens_per_char_boot")) for lang, v in w.items() if v > 0}
         if all(b is not None and len(b) for b in boot.values()) and len({len(b) for b in boot.values()}) == 1:
             reps[tok] = sum(w[lang] * b for lang, b in boot.items())
@@ -215,4 +217,4 @@ def _dollars(costs: pl.DataFrame, shares: dict[str, dict[str, float]], tokenizer
     return out if set(out) == tokenizers else {}
 
 
-__all__ = ["Choice", "choose", "mix_of_costs", "mix_spec", "char_shares", "pivot_of"]
+__all__ = ["Choice", "choose", "mix_of_costs", "mix_spec", "char_shares", "replicates"]

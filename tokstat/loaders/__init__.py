@@ -130,15 +130,15 @@ def _mono_files(paths: list[Path], lang: str | None, lang_col: str | None = None
     refused beside ``--lang`` (one of them would be ignored)."""
     from .mono import LANG_COLUMNS, columns_of
 
-    if lang is not None:
-        for q in paths[:1]:
-            if q.suffix.lower() != ".txt":
-                col = lang_col or next((c for c in LANG_COLUMNS if c in columns_of(q)), None)
-                if col is not None and col in columns_of(q):
-                    raise TokstatError(f"--lang {lang} gives every document one language, but the table has a "
-                                       f"language column ({col!r})", path=q,
-                                       fix="drop --lang (the column gives each document's language), or drop the "
-                                       "column from the files")
+    if lang is not None and paths and paths[0].suffix.lower() != ".txt":
+        q = paths[0]
+        names = columns_of(q)
+        col = lang_col or next((c for c in LANG_COLUMNS if c in names), None)
+        if col is not None and col in names:
+            raise TokstatError(f"--lang {lang} gives every document one language, but the table has a "
+                               f"language column ({col!r})", path=q,
+                               fix="drop --lang (the column gives each document's language), or drop the "
+                               "column from the files")
     return [(q, lang) for q in paths]
 
 

@@ -319,7 +319,7 @@ def load_polars(path: Path, *, columns: list[str] | dict[str, str] | None = None
         try:
             pf = parquet_file(path, "corpus file")
             if id_col:
-                t = pf._guard(lambda: pf._pf.schema_arrow.field(id_col).type, "cannot read the Parquet schema")
+                t = pf.schema.field(id_col).type
                 if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
                         or pa.types.is_null(t)):
                     raise TokstatError(f"the id column {id_col!r} is of type {t}, not text or integers", path=path,

@@ -44,21 +44,28 @@ class Verdict:
     tokenizers that lose text (with why), the ranking of the others and the mix's weights — from
     the one choice every command makes (:func:`tokstat.cost.choice.choose`)."""
     pivot: str | None
-    bad: dict[str, str]
-    rank: pl.DataFrame
-    weights: dict[str, float]
-    choice: Choice | None = None
+    choice: Choice
+
+    @property
+    def bad(self) -> dict[str, str]:
+        return self.choice.excluded
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return self.choice.weights
+
+    @property
+    def rank(self) -> pl.DataFrame:
+        return pl.DataFrame({"tokenizer": list(self.choice.scores), "score": list(self.choice.scores.values())},
+                            schema={"tokenizer": pl.String, "score": pl.Float64})
 
     @property
     def best(self) -> str | None:
-        return self.rank["tokenizer"][0] if self.rank.height else None
+        return self.choice.best
 
 
 def verdict(c: pl.DataFrame, mix, costs: pl.DataFrame | None = None) -> Verdict:
-    ch = choose(c, mix, costs)
-    rank = pl.DataFrame({"tokenizer": list(ch.scores), "score": list(ch.scores.values())},
-                        schema={"tokenizer": pl.String, "score": pl.Float64})
-    return Verdict(pivot_of(c), ch.excluded, rank, ch.weights or {}, ch)
+    return Verdict(pivot_of(c), choose(c, mix, costs))
 
 
 def _ci(r: dict) -> str:

@@ -74,16 +74,12 @@ def check_types(df: pl.DataFrame, path) -> pl.DataFrame:
             raise TokstatError(f"column {c} holds {shown}, not {want}", path=path, fix="pass the table as tokstat wrote it")
     df = df.with_columns(casts) if casts else df
     for c, t in df.schema.items():       # a number that is not one: NaN or infinity where a number must be
-        if c in LIST_COLUMNS:            # bootstrap replicates: a replicate that drew no text is NaN by design
+        if c in LIST_COLUMNS or not t.is_float():   # (a bootstrap replicate that drew no text is NaN by design)
             continue
-        if t.is_float():
-            bad = (df[c].is_nan() | df[c].is_infinite()).fill_null(False)
-        else:
-            continue
+        bad = (df[c].is_nan() | df[c].is_infinite()).fill_null(False)
         if bad.any():
             k = int(bad.arg_true()[0])
-            shown = df[c][k]
-            raise TokstatError(f"column {c} holds {shown} in row {k + 1}: "
+            raise TokstatError(f"column {c} holds {df[c][k]} in row {k + 1}: "
                                "tokstat writes a missing number as empty, never NaN or infinity", path=path,
                                fix="pass the table as tokstat wrote it (rerun the command that made it; an empty "
                                "cell is a missing number)")
@@ -144,22 +140,18 @@ def rtc_as_premium(df: pl.DataFrame) -> list[str]:
     need = {"tokenizer", "language", "tokens_per_char", "chars", "premium"}
     if not need <= set(df.columns):
         return []
+    from ..compare import with_rtc         # the one definition of RTC
     from ..metrics import pivot_of
 
     pivot = pivot_of(df)
-    out = []
-    for (tok,), g in df.group_by("tokenizer", maintain_order=True):
-        by = {r["language"]: r for r in g.iter_rows(named=True)}
-        p = by.get(pivot)
-        if p is None or not p["tokens_per_char"] or not p["chars"]:
-            continue
-        for lang, r in by.items():
-            if lang == pivot or r["premium"] is None or not r["tokens_per_char"] or not r["chars"]:
-                continue
-            rtc = r["tokens_per_char"] / p["tokens_per_char"]
-            if abs(r["premium"] / rtc - 1) < 1e-3 and abs(r["chars"] / p["chars"] - 1) > 0.05 and lang not in out:
-                out.append(lang)
-    return out
+    if pivot is None:
+        return []
+    d = with_rtc(df.select(sorted(need)), pivot)
+    piv = d.filter(pl.col("language") == pivot).select("tokenizer", pl.col("chars").alias("_pivot_chars"))
+    hit = d.join(piv, on="tokenizer", how="inner", maintain_order="left").filter(
+        (pl.col("language") != pivot) & ((pl.col("premium") / pl.col("rtc") - 1).abs() < 1e-3)
+        & ((pl.col("chars") / pl.col("_pivot_chars") - 1).abs() > 0.05))
+    return list(dict.fromkeys(hit["language"].to_list()))
 
 
 def warn_rtc_as_premium(df: pl.DataFrame, path) -> None:

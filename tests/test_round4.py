@@ -303,22 +303,22 @@ def test_a_language_column_that_agrees_is_still_one_spelling_per_language(tok, t
 
 
 def test_a_shard_that_grows_while_budget_runs_is_refused(tok, tmp_path, monkeypatch, capsys):
-    """Between the sample pass and the exact pass a writer appends to a shard: the run refuses to
-    give an estimate and an exact count of two different corpora."""
+    """While the one pass reads the shards a writer appends to one: the run refuses to give an
+    estimate and an exact count of a corpus that changed under it."""
     import sys
 
-    compare_mod = sys.modules["tokstat.compare"]
+    scan_mod = sys.modules["tokstat.engine.scan"]
 
     shard = Path(docs(tmp_path / "d/en/a.jsonl", [("en", f"document {i}") for i in range(50)]))
     docs(tmp_path / "d/zh/a.jsonl", [("zh", f"文件 {i}") for i in range(50)])
-    real = compare_mod.compare
+    real = scan_mod.count_unit
 
     def grow_then_count(*a, **kw):
         with open(shard, "a", encoding="utf-8") as f:
             f.write(json.dumps({"text": "a late document", "language": "en"}) + "\n")
         return real(*a, **kw)
 
-    monkeypatch.setattr(compare_mod, "compare", grow_then_count)
+    monkeypatch.setattr(scan_mod, "count_unit", grow_then_count)
     rc = main(["budget", str(tmp_path / "d"), "-t", tok, "--exact", "--workers", "1", "--out", str(tmp_path / "b.csv")])
     err = capsys.readouterr().err
     assert rc == 2 and re.search(r"a\.jsonl: .*changed while this run was reading it \([\d,]+ bytes, then [\d,]+\)", err), err

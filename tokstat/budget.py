@@ -26,22 +26,18 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from .adapters import Adapter
-from .corpus import Corpus, normalizer
+from .corpus import Corpus
+from .engine.scan import BLOCK, Cluster, clusters, plan_for, read_cluster, run_scan
 from .errors import TokstatError
-from .io import check_inputs_unchanged, parquet_file, regular_file, run_scope
+from .io import check_inputs_unchanged, run_scope
 from .loaders import load_corpus
-from .loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
 
-#: bytes of a JSONL/text block (one cluster)
-BLOCK = 1 << 20
 #: at least this many clusters are drawn (all of them when the corpus has fewer)
 MIN_CLUSTERS = 30
 #: and at least this many in each stratum (a language's own files), or all of them
@@ -52,89 +48,6 @@ BUDGET_COLUMNS = ["tokenizer", "language", "documents", "documents_low", "docume
                   "fraction_read", "estimator", "signature"]
 #: the language of the per-tokenizer total rows (every language together, with the total's own interval)
 TOTAL = "(all)"
-
-
-@dataclass(frozen=True)
-class Cluster:
-    path: str
-    lang: str | None          # the file's language, or None: read from the language column
-    kind: str                 # "rowgroup" or "block"
-    index: int
-
-
-def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cluster]:
-    """Every cluster of the files, from metadata and sizes only."""
-    out = []
-    for path, lang in files:
-        if path.lower().endswith(".parquet"):        # opened (and recorded) through the guarded reader
-            n = parquet_file(path, "shard").num_row_groups
-            out.extend(Cluster(path, lang, "rowgroup", i) for i in range(n))
-            continue
-        regular_file(path, "shard")          # recorded: a shard that changes before the run ends is an error
-        if path.lower().endswith(GZ_SUFFIXES):       # no seeking into a gzip stream: the file is one cluster
-            out.append(Cluster(path, lang, "file", 0))
-        else:
-            size = os.path.getsize(path)
-            out.extend(Cluster(path, lang, "block", i) for i in range(max(1, math.ceil(size / block))))
-    return out
-
-
-def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int = BLOCK,
-                 lang_id: str = "off") -> list[tuple[str, str]]:
-    """``(language, text)`` of every document of one cluster (see the module docstring); with
-    ``lang_id`` the languages are identified (``spans``: one item per language span)."""
-    if lang_id != "off":
-        from .langid import identify, spans
-
-        out = []
-        for _, text in read_cluster(Cluster(cl.path, UND, cl.kind, cl.index), text_col=text_col, lang_col=None,
-                                    block=block):
-            if lang_id == "doc" or not text.strip():
-                out.append((identify(text)[0] if text.strip() else UND, text))
-            else:
-                out.extend(spans(text))
-        return out
-    cache: dict = {}
-    p = Path(cl.path)
-    if cl.kind == "rowgroup":
-        pf = parquet_file(p, "shard")
-        names = pf.names
-        script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in names else None
-        cols = [text_col] + ([lang_col] if lang_col and cl.lang is None else []) + ([script] if script and cl.lang is None else [])
-        t = pf.read_row_group(cl.index, columns=cols)
-        texts = t.column(text_col).to_pylist()
-        langs = t.column(lang_col).to_pylist() if lang_col and cl.lang is None else None
-        scr = t.column(script).to_pylist() if script and cl.lang is None else None
-        return [(cl.lang or _lang_of(langs[k], scr[k] if scr else None, p, cache), _check_text(x, p, None))
-                for k, x in enumerate(texts)]
-    import json
-
-    if cl.kind == "file":
-        from .loaders.mono import documents
-
-        return [(code, text) for _, code, text in documents(p, text_col=text_col, lang_col=lang_col, lang=cl.lang)]
-    start, end = cl.index * block, (cl.index + 1) * block
-    out = []
-    with open(regular_file(p, "shard"), "rb") as f:
-        if start > 0:
-            f.seek(start - 1)
-            if f.read(1) != b"\n":
-                f.readline()              # the line holding `start` began in the block before
-        while f.tell() < end:
-            raw = f.readline()
-            if not raw:
-                break
-            line = raw.decode("utf-8").rstrip("\n").removesuffix("\r")
-            if p.suffix.lower() in (".jsonl", ".ndjson"):
-                if not line.strip():
-                    continue
-                obj = json.loads(line)
-                lang = cl.lang or _lang_of(obj.get(lang_col), obj.get(SCRIPT_COLUMN) if lang_col == "language" else None,
-                                           p, cache)
-                out.append((lang, _check_text(obj.get(text_col), p, None)))
-            else:
-                out.append((cl.lang, line))
-    return out
 
 
 def _t975(df: int) -> float:
@@ -211,7 +124,8 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
 
 
 def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, address, progress, backend, **load_kw):
-    from .compare import resolve_tokenizers, with_backend
+    from .adapters.fast import select_backend
+    from .compare import resolve_tokenizers
 
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus, **load_kw)
     if c.kind != "monolingual":
@@ -245,48 +159,34 @@ def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, 
     drawn = [k for h in strata for k in drawn_by[h]]
     stratum_of = {k: h for h in strata for k in drawn_by[h]}
     m = len(drawn)
-    adapters: list[Adapter] = with_backend(resolve_tokenizers(list(tokenizers), c), backend, c, list(c.languages))
-    norm = normalizer(c.meta.get("normalize", "nfc"))
+    # verified on the probes here and on the corpus's own texts inside the one pass (engine.scan)
+    adapters: list[Adapter] = select_backend(resolve_tokenizers(list(tokenizers), c), backend, [])
     langs = list(c.languages)
     li = {lang: k for k, lang in enumerate(langs)}
-    # per sampled cluster: documents, characters, bytes per language; tokens per (tokenizer, language)
-    docs = np.zeros((m, len(langs)))
-    nbytes = np.zeros((m, len(langs)))
-    toks = np.zeros((len(adapters), m, len(langs)))
     from .progress import Meter
 
-    with Meter(f"budget {c.name}: {m:,} of {M:,} clusters", enabled=progress, total=m) as meter:
-        for j, k in enumerate(drawn):
-            rows = read_cluster(cls[k], text_col=c.meta.get("text_col") or "text", lang_col=c.meta.get("lang_col"),
-                                block=block, lang_id=c.meta.get("lang_id") or "off")
-            texts = [norm(t) for _, t in rows]
-            idx = np.array([li.get(lang, -1) for lang, _ in rows], dtype=np.int64)   # -1: a language left out
-            keep = idx >= 0
-            b = np.array([len(t.encode("utf-8", "surrogatepass")) for t in texts], dtype=np.float64)
-            live = keep & (b > 0)
-            np.add.at(docs[j], idx[keep], 1)
-            np.add.at(nbytes[j], idx[live], b[live])
-            for ai, a in enumerate(adapters):
-                n = a.token_counts(texts).astype(np.float64) if texts else np.zeros(0)
-                np.add.at(toks[ai, j], idx[live], n[live])
-            meter.advance(1, int(b.sum()))
-    ex = None
-    if exact:
-        from .compare import compare
-
-        with warnings.catch_warnings():      # null word columns: asked for (words=False), not news
-            warnings.filterwarnings("ignore", message=".*zero denominator, reported as null.*")
-            warnings.filterwarnings("ignore", message=".*so the per-word columns are null.*")
-            ex = compare(c, adapters, pivot=None, n_boot=0, engine=engine, workers=workers, address=address,
-                         progress=progress, words=False, backend=None)
+    todo = list(range(M)) if exact else sorted(drawn)
+    plan = plan_for(c, adapters, block=block, keep=frozenset(drawn))
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers < 1:
+        raise TokstatError(f"--workers must be at least 1, not {workers}", fix="pass --workers 1 or more")
+    label = f"budget {c.name}: {'every cluster' if exact else f'{m:,} of {M:,} clusters'}"
+    with Meter(label, enabled=progress, total=None) as meter:
+        scan = run_scan(plan, todo, workers=workers, engine=engine, address=address, progress=meter)
+    # per sampled cluster: documents and bytes per language; tokens per (tokenizer, language)
+    docs = np.array([scan.units[k].docs for k in drawn], dtype=np.float64).reshape(m, len(langs))
+    nbytes = np.array([scan.units[k].bytes for k in drawn], dtype=np.float64).reshape(m, len(langs))
+    toks = np.array([scan.units[k].tokens for k in drawn], dtype=np.float64).reshape(m, len(adapters), len(langs))
+    toks = toks.transpose(1, 0, 2)
+    ex = scan.totals if exact else None
     rows_of = {h: [j for j, k in enumerate(drawn) if stratum_of[k] == h] for h in strata}
 
     def est(y: np.ndarray) -> tuple[float, float, float]:
         return expand_strata([(y[rows_of[h]], len(strata[h])) for h in strata])
 
     out = []
-    if exact:
-        sig_corpus = f"corpus:{c.name}@{c.fingerprint()[:8]}"
+    if exact:       # the hash tree of the one pass (engine.scan): the same with any workers
+        sig_corpus = f"corpus:{c.name}@{scan.fingerprint()[:8]}"
     else:   # no full read: the files' identity (names and sizes), not the content's hash
         import hashlib
 
@@ -317,9 +217,8 @@ def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, 
                               f"norm:{c.meta.get('normalize', 'nfc')}|sample:{m}/{M}-seed{seed}"
                               + (f"|{c.meta['lang_id_signature']}" if c.meta.get("lang_id_signature") else "")}
             if ex is not None:
-                e = ex.filter((pl.col("tokenizer") == a.id) & ((pl.col("language") == lang) if k is not None else True))
-                r["exact"] = int(e["tokens"].fill_null(0).sum()) if e.height else 0
-                r["exact_bytes"] = int(e["bytes"].fill_null(0).sum()) if e.height else 0
+                r["exact"] = int(ex.tokens[ai].sum() if k is None else ex.tokens[ai, k])
+                r["exact_bytes"] = int(ex.bytes.sum() if k is None else ex.bytes[k])
             out.append(r)
     return pl.DataFrame(out, schema_overrides={"exact": pl.Int64, "exact_bytes": pl.Int64, "tokens_per_byte": pl.Float64,
                                                "token_share": pl.Float64, "byte_share": pl.Float64,
@@ -330,4 +229,4 @@ def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, 
                         infer_schema_length=None).select(BUDGET_COLUMNS)
 
 
-__all__ = ["budget", "clusters", "read_cluster", "expand", "BUDGET_COLUMNS", "TOTAL"]
+__all__ = ["budget", "clusters", "read_cluster", "expand", "BUDGET_COLUMNS", "TOTAL", "BLOCK", "Cluster"]

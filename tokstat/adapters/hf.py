@@ -16,7 +16,7 @@ from tokenizers import Tokenizer
 from ..errors import TokstatError
 from ..io import read_input
 from ..utf8 import char_to_byte, offsets
-from .base import Adapter, byte_piece, fix_byte_runs, id_space, flatten, monotone, read_training_metadata, spans_from_lengths, unspelt
+from .base import Adapter, byte_piece, native_errors, fix_byte_runs, id_space, flatten, monotone, read_training_metadata, spans_from_lengths, unspelt
 
 
 def _uses_byte_level(cfg: dict) -> bool:
@@ -90,6 +90,13 @@ class HFAdapter(Adapter):
 
     def decode(self, ids: list[int]) -> str:
         return self.tok.decode(list(ids), skip_special_tokens=False)
+
+    def token_counts(self, texts: list[str]) -> np.ndarray:
+        """Tokens per text from the library's batch call, lengths only (the offsets path gives the
+        same ids, so the same counts)."""
+        with native_errors(self.id):
+            encs = self.tok.encode_batch_fast(list(texts), add_special_tokens=False)
+        return np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(texts))
 
     def _encode(self, texts):
         n = len(texts)

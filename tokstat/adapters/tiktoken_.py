@@ -17,7 +17,7 @@ import tiktoken
 from ..errors import TokstatError
 from ..integrity import check_published
 from ..io import read_input
-from .base import Adapter, flatten, spans_from_lengths
+from .base import Adapter, flatten, native_errors, spans_from_lengths
 
 #: split patterns by name, for ranks files that do not carry one
 PATTERNS = {
@@ -55,6 +55,18 @@ class TiktokenAdapter(Adapter):
 
     def decode(self, ids: list[int]) -> str:
         return self.enc.decode([i - self.id_offset for i in ids])
+
+    def token_counts(self, texts: list[str]) -> np.ndarray:
+        """Tokens per text from tiktoken's own calls, lengths only (no ids kept, no spans)."""
+        core = self.enc._core_bpe.encode_ordinary
+        n = self.threads or min(8, os.cpu_count() or 1)
+        with native_errors(self.id):
+            if n == 1 or len(texts) < 64:
+                return np.fromiter((len(core(t)) for t in texts), dtype=np.int64, count=len(texts))
+            step = -(-len(texts) // n)
+            with ThreadPoolExecutor(n) as ex:
+                parts = list(ex.map(lambda i: [len(core(t)) for t in texts[i:i + step]], range(0, len(texts), step)))
+        return np.fromiter(chain.from_iterable(parts), dtype=np.int64, count=len(texts))
 
     def _encode(self, texts):
         core = self.enc._core_bpe.encode_ordinary    # releases the GIL

@@ -48,11 +48,9 @@ def probe(address: str, timeout: float = PROBE_SECONDS) -> None:
         raise TokstatError(f"{address} answers, but not as a Ray cluster (no gRPC/HTTP/2 reply)", fix=fix)
 
 
-def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, address: str | None = None,
-            batch_size: int = 256, shards: list[Corpus] | None = None, progress=None) -> Stats:
-    """The same counting as Ray actors: each actor accumulates the batches (or shards) it is given and
-    returns its statistics once; the driver merges them. ``address``: a running cluster
-    (``ray://host:10001`` or ``auto``); without it a local instance with ``workers`` CPUs is started."""
+def _connect(workers: int | None, address: str | None) -> bool:
+    """Join ``address`` or start a local instance with ``workers`` CPUs; True when this call started
+    Ray (and must shut it down)."""
     try:
         import ray
     except ImportError:
@@ -69,6 +67,89 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
                                f"({type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''})",
                                fix="check --address (ray://HOST:10001, or auto inside a cluster), or drop it "
                                    "to start a local instance") from None
+    return started
+
+
+def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: str | None = None, progress=None):
+    """:func:`tokstat.engine.scan.run_scan` on Ray: each actor is given unit numbers only, opens the
+    files itself (they must be on storage every node sees: the same path everywhere) and returns its
+    mergeable :class:`~tokstat.engine.scan.Scan` once; the driver merges them. The plan (tokenizers
+    included) is put in the object store once."""
+    import ray
+
+    from .scan import Verifier, chunks, count_unit
+
+    started = _connect(workers, address)
+    try:
+        n = max(1, min(workers or int(ray.cluster_resources().get("CPU", 1)), len(todo)))
+
+        @ray.remote(num_cpus=1)
+        class Scanner:
+            def __init__(self, plan):
+                os.environ["TOKENIZERS_PARALLELISM"] = "false"
+                os.environ["RAYON_NUM_THREADS"] = "1"
+                for a in plan.adapters:
+                    a.threads = 1
+                self.plan, self.acc = plan, plan.empty()
+                self.verifier, self.cache = Verifier(plan), {}
+
+            def add(self, units: list[int]) -> tuple[int, int]:
+                before = self.acc.read
+                docs = sum(count_unit(self.plan, k, self.acc, self.verifier, self.cache) for k in units)
+                return docs, self.acc.read - before
+
+            def result(self):
+                return self.acc
+
+            def node(self) -> str:
+                return ray.get_runtime_context().get_node_id()
+
+        plan_ref = ray.put(plan)
+        actors = [Scanner.remote(plan_ref) for _ in range(n)]
+        tasks = chunks(todo, n)
+        inflight: list = []
+        for k, chunk in enumerate(tasks):
+            inflight.append(actors[k % n].add.remote(chunk))
+            if len(inflight) >= 2 * n:
+                ready, inflight = ray.wait(inflight, num_returns=1)
+                got = _get(ray, ready[0])
+                if progress:
+                    progress.advance(*got)
+        for ref in inflight:
+            got = _get(ray, ref)
+            if progress:
+                progress.advance(*got)
+        acc = plan.empty()
+        for part in ray.get([a.result.remote() for a in actors]):
+            acc.merge(part)
+        acc.nodes = sorted(set(ray.get([a.node.remote() for a in actors])))
+        for a in actors:
+            ray.kill(a)
+        return acc
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _get(ray, ref):
+    """``ray.get``, with a task's own error (a TokstatError, the fast path's divergence) raised as itself."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as e:
+        cause = e.cause if hasattr(e, "cause") else None
+        if cause is not None:
+            raise cause from None
+        raise
+
+
+def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, address: str | None = None,
+            batch_size: int = 256, shards: list[Corpus] | None = None, progress=None) -> Stats:
+    """The same counting as Ray actors: each actor accumulates the batches (or shards) it is given and
+    returns its statistics once; the driver merges them. ``address``: a running cluster
+    (``ray://host:10001`` or ``auto``); without it a local instance with ``workers`` CPUs is started."""
+    import ray
+
+    started = _connect(workers, address)
     try:
         n = workers or int(ray.cluster_resources().get("CPU", 1))
 

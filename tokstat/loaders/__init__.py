@@ -248,10 +248,14 @@ def _load(spec: str | os.PathLike, *, columns=None, split=None, encoding_errors=
             if mono_asked:
                 return load_hf_monolingual(str(p), split=split or "train", lang=lang, **mono_kw)
             return load_hf(str(p), split=split or "train", columns=columns if isinstance(columns, dict) else None)
-        shards = sorted(q for q in p.iterdir() if q.suffix.lower() in SHARD_SUFFIXES)
+        shards = sorted(q for q in p.iterdir() if q.suffix.lower() in SHARD_SUFFIXES or is_gz_jsonl(q))
         if shards:
             if _documents_table(shards[0], columns, kind, mono_asked):
                 return load_monolingual(_mono_files(shards, lang, lang_col), name=p.name, **mono_kw)
+            gz = [q for q in shards if is_gz_jsonl(q)]
+            if gz:          # never left out silently
+                raise TokstatError(f"{gz[0].name} is gzip-compressed: aligned (parallel) shards are read uncompressed",
+                                   path=gz[0], fix="decompress it (gunzip), or pass --kind monolingual for documents")
             return load_sharded(shards, columns=collist)
         if kind != "parallel":
             folders = language_folders(p)

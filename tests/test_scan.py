@@ -1,0 +1,269 @@
+"""The one columnar pass (tokstat/engine/scan.py): totals equal the libraries called directly,
+every worker split and engine gives the same numbers and fingerprint, the fast path is verified on
+the corpus's own texts inside the pass, the diagnostic sample is bounded and worker-independent,
+and bad input is an error naming the file."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import unicodedata
+import warnings
+from collections import Counter
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tokstat import load_corpus
+from tokstat.adapters import load_tokenizer
+from tokstat.engine.scan import VERIFY_BYTES, Verifier, plan_for, run_scan
+from tokstat.errors import TokstatError
+
+TEXTS = {
+    "en": ["The cat sat on the mat.", "Prices rose 3.5% in 2024!", "  spaces   and\ttabs ", "e\u0301clair caf\u00e9"],
+    "zh": ["我们今天去北京。", "這是繁體中文", "ｆｕｌｌ ｗｉｄｔｈ①", "表情 👩‍👩‍👧 符号"],
+    "fr": ["Le garçon a mangé à côté.", "Œuvre d\u2019art — «citation»", "ﬁn", ""],
+}
+
+
+def _docs(n: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        lang = rng.choice(sorted(TEXTS))
+        k = rng.randint(0, 5)
+        text = (" " if lang != "zh" else "").join(rng.choice(TEXTS[lang]) for _ in range(k))
+        out.append({"text": text, "language": {"en": "eng", "zh": "cmn", "fr": "fra"}[lang],
+                    "language_script": {"en": "Latn", "zh": "Hani", "fr": "Latn"}[lang]})
+    return out
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory):
+    """Parquet shards (language + language_script columns, small row groups), JSONL and gzip JSONL."""
+    d = tmp_path_factory.mktemp("scan")
+    for i in range(4):
+        pl.DataFrame(_docs(300, i)).write_parquet(d / f"{i:03d}.parquet", row_group_size=37)
+    with open(d / "010.jsonl", "w", encoding="utf-8") as f:
+        for r in _docs(200, 10):
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    with gzip.open(d / "011.jsonl.gz", "wt", encoding="utf-8") as f:
+        for r in _docs(100, 11):
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return d
+
+
+def _all_docs(d) -> list[tuple[str, str]]:
+    out = []
+    for p in sorted(d.iterdir()):
+        if p.suffix == ".parquet":
+            rows = pl.read_parquet(p).to_dicts()
+        else:
+            opener = gzip.open if p.name.endswith(".gz") else open
+            with opener(p, "rt", encoding="utf-8") as f:
+                rows = [json.loads(line) for line in f if line.strip()]
+        out += [({"eng": "en", "cmn": "zh", "fra": "fr"}[r["language"]], r["text"]) for r in rows]
+    return out
+
+
+def _scan(spec, tokenizers, *, normalize="none", workers=1, block=1 << 20, **kw):
+    c = load_corpus(str(spec), normalize=normalize)
+    adapters = [load_tokenizer(t) if isinstance(t, str) else t for t in tokenizers]
+    plan = plan_for(c, adapters, block=block, **kw)
+    return c, plan, run_scan(plan, list(range(len(plan.units))), workers=workers)
+
+
+def test_totals_equal_the_libraries_called_directly(corpus_dir, tiktoken_encoding):
+    """--normalize none: tokens per language equal tiktoken's encode_ordinary, summed; characters
+    and bytes equal len() and len(encode())."""
+    enc = tiktoken_encoding("cl100k_base")
+    c, plan, s = _scan(corpus_dir, ["tiktoken:cl100k_base"], block=1500)   # JSONL cut into many blocks
+    want_t, want_c, want_b, want_d = Counter(), Counter(), Counter(), Counter()
+    for lang, t in _all_docs(corpus_dir):
+        want_d[lang] += 1
+        want_t[lang] += len(enc.encode_ordinary(t))
+        want_c[lang] += len(t)
+        want_b[lang] += len(t.encode())
+    for k, lang in enumerate(plan.langs):
+        assert s.totals.tokens[0, k] == want_t[lang]
+        assert s.totals.chars[k] == want_c[lang] and s.totals.bytes[k] == want_b[lang]
+        assert s.totals.docs[k] == want_d[lang]
+
+
+def test_the_fast_path_and_hugging_face_equal_their_libraries(corpus_dir, shared):
+    """gigatoken's flat ids (fast path, verified) and tokenizers' batch call give the library's counts."""
+    from tokenizers import Tokenizer
+
+    from tokstat.adapters.fast import select_backend
+
+    qwen = shared / "tokenizers" / "qwen3" / "tokenizer.json"
+    ref = Tokenizer.from_file(str(qwen))
+    adapters = select_backend([load_tokenizer(f"hf:{qwen}"), load_tokenizer("tiktoken:o200k_base")], "auto", [])
+    c, plan, s = _scan(corpus_dir, adapters)
+    import tiktoken
+
+    o200k = load_tokenizer("tiktoken:o200k_base").enc
+    want_q, want_o = Counter(), Counter()
+    for lang, t in _all_docs(corpus_dir):
+        want_q[lang] += len(ref.encode(t, add_special_tokens=False).ids)
+        want_o[lang] += len(o200k.encode_ordinary(t))
+    assert isinstance(tiktoken.__version__, str)
+    for k, lang in enumerate(plan.langs):
+        assert s.totals.tokens[0, k] == want_q[lang]
+        assert s.totals.tokens[1, k] == want_o[lang]
+
+
+@pytest.mark.parametrize("form", ["nfc", "nfkc", "nfc+strip"])
+def test_counted_text_is_the_normalised_text(corpus_dir, form, tiktoken_encoding):
+    """The ASCII shortcut never changes a count: characters are len(unicodedata.normalize(...))."""
+    enc = tiktoken_encoding("cl100k_base")
+    c, plan, s = _scan(corpus_dir, ["tiktoken:cl100k_base"], normalize=form)
+    base, strip = form.split("+")[0].upper(), form.endswith("+strip")
+    want_c, want_t = Counter(), Counter()
+    for lang, t in _all_docs(corpus_dir):
+        t = unicodedata.normalize(base, t)
+        t = t.strip() if strip else t
+        want_c[lang] += len(t)
+        want_t[lang] += len(enc.encode_ordinary(t))
+    for k, lang in enumerate(plan.langs):
+        assert s.totals.chars[k] == want_c[lang] and s.totals.tokens[0, k] == want_t[lang]
+
+
+def test_workers_give_the_same_numbers_fingerprint_and_sample(corpus_dir):
+    runs = [_scan(corpus_dir, ["tiktoken:cl100k_base"], workers=w, block=900, keep=frozenset(range(0, 60, 7)),
+                  buckets=True, sample_k=25, seed=3)[2] for w in (1, 2)]
+    a, b = runs
+    assert a.fingerprint() == b.fingerprint()
+    for k in ("docs", "live", "chars", "bytes", "tokens"):
+        assert np.array_equal(getattr(a.totals, k), getattr(b.totals, k))
+    assert sorted(a.units) == sorted(b.units) and all(np.array_equal(a.units[k].tokens, b.units[k].tokens) for k in a.units)
+    assert np.array_equal(a.bucket_tokens, b.bucket_tokens)
+    assert a.sample.docs == b.sample.docs
+    assert all(len(v) == 25 for v in a.sample.docs.values())
+
+
+def test_the_fingerprint_sees_one_changed_character(tmp_path):
+    rows = _docs(200, 1)
+    for name, rs in (("a", rows), ("b", rows[:150] + [{**rows[150], "text": rows[150]["text"] + "."}] + rows[151:])):
+        (tmp_path / name).mkdir()
+        pl.DataFrame(rs).write_parquet(tmp_path / name / "x.parquet", row_group_size=50)
+    fa = _scan(tmp_path / "a", ["tiktoken:cl100k_base"])[2].fingerprint()
+    fb = _scan(tmp_path / "b", ["tiktoken:cl100k_base"])[2].fingerprint()
+    assert fa != fb and len(fa) == 64
+
+
+def test_a_fast_library_that_differs_on_the_corpus_is_turned_off_and_the_pass_rerun(corpus_dir, monkeypatch):
+    """gigatoken made wrong on one French text: the in-pass verification finds it, one warning, and
+    the counts are the reference library's (not a mix)."""
+    from tokstat.adapters import fast as fastmod
+
+    [fa] = fastmod.select_backend([load_tokenizer("tiktoken:cl100k_base")], "fast", [])
+    assert isinstance(fa, fastmod.FastAdapter)
+    real = fastmod.FastAdapter.encode_fast
+
+    def wrong(self, texts):
+        ids, counts = real(self, texts)
+        if any("garçon" in t for t in texts) and len(ids):
+            ids = ids.copy()
+            ids[0] = (ids[0] + 1) % 1000
+        return ids, counts
+
+    monkeypatch.setattr(fastmod.FastAdapter, "encode_fast", wrong)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        c, plan, s = _scan(corpus_dir, [fa])
+    assert fa.disabled and any("gave other ids" in str(x.message) for x in w)
+    ref = _scan(corpus_dir, ["tiktoken:cl100k_base"])[2]
+    assert np.array_equal(s.totals.tokens, ref.totals.tokens)
+
+
+def test_the_verification_is_bounded_whatever_the_number_of_languages():
+    """200 languages: each worker verifies at most VERIFY_BYTES plus one text per language."""
+    from tokstat.adapters.fast import select_backend
+
+    [fa] = select_backend([load_tokenizer("tiktoken:cl100k_base")], "fast", [])
+
+    class P:
+        adapters, langs = [fa], [f"l{i}" for i in range(200)]
+
+    v = Verifier(P())
+    seen = []
+    v.fast = [type("F", (), {"disabled": None, "id": "x"})()]
+    import tokstat.adapters.fast as fm
+
+    orig = fm.first_difference
+    fm.first_difference = lambda a, texts: seen.extend(texts)
+    try:
+        rng = np.random.default_rng(0)
+        for _ in range(50):
+            idx = rng.integers(0, 200, 500)
+            texts = ["x" * 3000] * 500
+            v.check(idx, texts, np.full(500, 3000))
+    finally:
+        fm.first_difference = orig
+    assert sum(map(len, seen)) <= VERIFY_BYTES + 200 * 3000
+    assert len(v.done) == 200          # every language verified
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["en", "zh"]), st.text(max_size=40)), min_size=1, max_size=40))
+def test_hypothesis_texts_count_as_the_library(tmp_path_factory, tiktoken_encoding, docs):
+    enc = tiktoken_encoding("cl100k_base")
+    d = tmp_path_factory.mktemp("h")
+    docs = [(lang, t.replace("\r", "").replace("\x00", "")) for lang, t in docs]
+    docs = [(lang, t.encode("utf-8", "replace").decode("utf-8", "replace")) for lang, t in docs]
+    docs = [(lang, "".join(ch for ch in t if not 0xD800 <= ord(ch) <= 0xDFFF)) for lang, t in docs]
+    pl.DataFrame({"text": [t for _, t in docs], "language": [lang for lang, _ in docs]}).write_parquet(
+        d / "x.parquet", row_group_size=7)
+    c, plan, s = _scan(d, ["tiktoken:cl100k_base"], normalize="nfc")
+    for k, lang in enumerate(plan.langs):
+        mine = [unicodedata.normalize("NFC", t) for g, t in docs if g == lang]
+        assert s.totals.tokens[0, k] == sum(len(enc.encode_ordinary(t)) for t in mine)
+        assert s.totals.chars[k] == sum(map(len, mine))
+
+
+def test_bad_input_is_an_error_naming_the_file(tmp_path):
+    (tmp_path / "a").mkdir()
+    good = json.dumps({"text": "fine", "language": "en"})
+    (tmp_path / "a" / "x.jsonl").write_text(good + "\n" + good + "\n", encoding="utf-8")
+    c = load_corpus(str(tmp_path / "a"))
+    (tmp_path / "a" / "x.jsonl").write_text(good + "\n{not json\n", encoding="utf-8")   # same size: after loading
+    plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")])
+    with pytest.raises(TokstatError, match=r"x\.jsonl.*malformed JSON"):
+        run_scan(plan, [0])
+    (tmp_path / "b").mkdir()
+    pl.DataFrame({"text": [1, 2], "language": ["en", "en"]}).write_parquet(tmp_path / "b" / "y.parquet")
+    with pytest.raises(TokstatError, match=r"y\.parquet.*(expected text|text column)"):
+        c = load_corpus(str(tmp_path / "b"))
+        plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")])
+        run_scan(plan, [0])
+
+
+def test_ray_on_a_two_node_cluster_equals_local_workers(corpus_dir):
+    """A local Ray cluster of two nodes (head + one joined node, each with its own raylet and object
+    store, as a real cluster): actors on both nodes read their own units; numbers and fingerprint are
+    the local run's."""
+    ray = pytest.importorskip("ray")
+    from ray.cluster_utils import Cluster
+
+    local = _scan(corpus_dir, ["tiktoken:cl100k_base"], block=900, keep=frozenset(range(0, 60, 5)))[2]
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 80 << 20})
+    try:
+        cluster.add_node(num_cpus=1, object_store_memory=80 << 20)
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+        c = load_corpus(str(corpus_dir), normalize="none")
+        plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")], block=900, keep=frozenset(range(0, 60, 5)))
+        s = run_scan(plan, list(range(len(plan.units))), workers=2, engine="ray")
+        assert len(s.nodes) == 2        # one actor on each node
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    assert s.fingerprint() == local.fingerprint()
+    assert np.array_equal(s.totals.tokens, local.totals.tokens) and np.array_equal(s.totals.bytes, local.totals.bytes)
+    assert all(np.array_equal(s.units[k].tokens, local.units[k].tokens) for k in local.units)

@@ -1,0 +1,487 @@
+"""One columnar pass over a monolingual corpus's files: every document is read once.
+
+The corpus's files are cut into **units** (:func:`clusters`: Parquet row groups from the files'
+metadata, 1 MiB blocks of JSONL/text files from their sizes, whole gzip files), and each unit is
+read once, by whichever worker process or Ray actor is given it (it opens the file itself: no text
+passes through the driver). From that one read come, per unit:
+
+* the exact **documents, characters, bytes and tokens** per (tokenizer, language): texts as one
+  list from the Arrow column, tokens from the library's batch call (``Adapter.token_counts``: flat
+  ids or lengths, no spans), sums per language by ``np.bincount``; no per-document Python object;
+* a **leaf hash** of the unit's documents (language and normalised text); the fingerprint is the
+  sha256 of the leaves in unit order (a hash tree of depth one), so it is the same whichever worker
+  read which unit;
+* the fast path's **verification** (:mod:`tokstat.adapters.fast`): each worker compares the fast
+  library's ids with the reference library's on the first texts of every language it meets, up to
+  :data:`VERIFY_BYTES` bytes in all, stratified (at least one text of every language), before it
+  counts them; a difference stops the pass and it is rerun with that tokenizer on the reference;
+* a **document sample** for the rich diagnostics: per language the ``k`` documents with the
+  smallest seeded random keys (a bottom-k sample: uniform without replacement, mergeable, the same
+  whatever the workers), bounded in documents whatever the corpus size;
+* optionally each unit's own arrays (a budget's cluster sample) and sums per unit bucket (a
+  cluster bootstrap of tokens per character).
+
+Normalisation: ASCII text is left as is (NFC and NFKC never change it; ``str.isascii`` is one C
+call), other text goes through :func:`tokstat.corpus.normalizer` — Python's ``unicodedata``, which
+was measured 3× faster than ``pyarrow.compute.utf8_normalize`` on PUD (212 vs 64 MB/s: it has the
+quick check) and is the Unicode version every other path of tokstat uses (Arrow's utf8proc differs
+from it on 167 code points under NFKC).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..adapters.base import Adapter
+from ..corpus import normalizer
+from ..errors import TokstatError
+from ..io import parquet_file, regular_file
+from ..loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
+
+#: bytes of a JSONL/text block (one unit)
+BLOCK = 1 << 20
+#: text bytes each worker verifies the fast path on (spread over the languages it meets, at least
+#: one text of each): a fixed cost, whatever the corpus size and the number of languages
+VERIFY_BYTES = 256 << 10
+#: buckets of the unit bootstrap (units are assigned by index): bounded memory at 200 languages
+UNIT_BUCKETS = 256
+
+
+@dataclass(frozen=True)
+class Cluster:
+    path: str
+    lang: str | None          # the file's language, or None: read from the language column
+    kind: str                 # "rowgroup", "block" or "file"
+    index: int
+
+    @property
+    def label(self) -> str:
+        p = Path(self.path)
+        return f"{p.parent.name}/{p.stem}@{self.kind[0]}{self.index}"
+
+
+def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cluster]:
+    """Every unit of the files, from metadata and sizes only."""
+    out = []
+    for path, lang in files:
+        if path.lower().endswith(".parquet"):        # opened (and recorded) through the guarded reader
+            n = parquet_file(path, "shard").num_row_groups
+            out.extend(Cluster(path, lang, "rowgroup", i) for i in range(n))
+            continue
+        regular_file(path, "shard")          # recorded: a shard that changes before the run ends is an error
+        if path.lower().endswith(GZ_SUFFIXES):       # no seeking into a gzip stream: the file is one unit
+            out.append(Cluster(path, lang, "file", 0))
+        else:
+            size = os.path.getsize(path)
+            out.extend(Cluster(path, lang, "block", i) for i in range(max(1, math.ceil(size / block))))
+    return out
+
+
+def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int = BLOCK,
+                 lang_id: str = "off") -> list[tuple[str, str]]:
+    """``(language, text)`` of every document of one unit (a JSONL block is read from the first line
+    that starts inside it to the last one that does, so every document belongs to exactly one block);
+    with ``lang_id`` the languages are identified (``spans``: one item per language span)."""
+    if lang_id != "off":
+        from ..langid import identify, spans
+
+        out = []
+        for _, text in read_cluster(Cluster(cl.path, UND, cl.kind, cl.index), text_col=text_col, lang_col=None,
+                                    block=block):
+            if lang_id == "doc" or not text.strip():
+                out.append((identify(text)[0] if text.strip() else UND, text))
+            else:
+                out.extend(spans(text))
+        return out
+    if cl.kind == "rowgroup":
+        codes, texts = _rowgroup(cl, text_col, lang_col, {})
+        return list(zip(codes, texts))
+    import json
+
+    p = Path(cl.path)
+    cache: dict = {}
+    if cl.kind == "file":
+        from ..loaders.mono import documents
+
+        return [(code, text) for _, code, text in documents(p, text_col=text_col, lang_col=lang_col, lang=cl.lang)]
+    start, end = cl.index * block, (cl.index + 1) * block
+    out = []
+    with open(regular_file(p, "shard"), "rb") as f:
+        if start > 0:
+            f.seek(start - 1)
+            if f.read(1) != b"\n":
+                f.readline()              # the line holding `start` began in the block before
+        while f.tell() < end:
+            raw = f.readline()
+            if not raw:
+                break
+            try:
+                line = raw.decode("utf-8").rstrip("\n").removesuffix("\r")
+            except UnicodeDecodeError as e:
+                raise TokstatError(f"invalid UTF-8 at byte {f.tell() - len(raw) + e.start:,} of the file", path=p,
+                                   fix="rewrite the file as UTF-8") from None
+            if p.suffix.lower() in (".jsonl", ".ndjson"):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise TokstatError(f"malformed JSON ({e.msg}) in the line at byte {f.tell() - len(raw):,}",
+                                       path=p, fix="make every line one JSON object") from None
+                if not isinstance(obj, dict):
+                    raise TokstatError(f"the line at byte {f.tell() - len(raw):,} is not a JSON object", path=p,
+                                       fix="make every line one JSON object")
+                lang = cl.lang or _lang_of(obj.get(lang_col), obj.get(SCRIPT_COLUMN) if lang_col == "language" else None,
+                                           p, cache)
+                out.append((lang, _check_text(obj.get(text_col), p, None)))
+            else:
+                out.append((cl.lang, line))
+    return out
+
+
+def _rowgroup(cl: Cluster, text_col: str, lang_col: str | None, cache: dict) -> tuple[list[str], list[str]]:
+    """Languages and texts of one Parquet row group, read as Arrow columns (one call each)."""
+    import pyarrow as pa
+
+    p = Path(cl.path)
+    pf = parquet_file(p, "shard")
+    names = pf.names
+    own = lang_col if lang_col and cl.lang is None else None
+    script = SCRIPT_COLUMN if own == "language" and SCRIPT_COLUMN in names else None
+    cols = [text_col] + ([own] if own else []) + ([script] if script else [])
+    t = pf.read_row_group(cl.index, columns=cols)
+    col = t.column(text_col)
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or pa.types.is_null(col.type)
+            or getattr(pa.types, "is_string_view", lambda _: False)(col.type)):
+        raise TokstatError(f"expected text, found {col.type} in column {text_col!r}", path=p,
+                           fix="make the text column a string (or null)")
+    try:
+        texts = [x if x is not None else "" for x in col.to_pylist()]
+    except (UnicodeDecodeError, pa.ArrowInvalid):
+        raise TokstatError(f"invalid UTF-8 in the text column (row group {cl.index})", path=p,
+                           fix="rewrite the column as valid UTF-8 text") from None
+    if own is None:
+        return [cl.lang] * len(texts), texts
+    langs = t.column(own).to_pylist()
+    scr = t.column(script).to_pylist() if script else None
+    return [_lang_of(v, scr[k] if scr else None, p, cache) for k, v in enumerate(langs)], texts
+
+
+# --- the per-unit counts and their merge -------------------------------------------------------
+
+@dataclass
+class Counts:
+    """Per language (and per tokenizer for tokens): documents (empty ones included), non-empty
+    documents, characters and bytes of the normalised text, tokens. Sums: mergeable by ``+``."""
+
+    docs: np.ndarray
+    live: np.ndarray
+    chars: np.ndarray
+    bytes: np.ndarray
+    tokens: np.ndarray          # (tokenizers, languages)
+
+    @classmethod
+    def zeros(cls, n_tok: int, n_lang: int) -> Counts:
+        z = lambda: np.zeros(n_lang, dtype=np.int64)  # noqa: E731
+        return cls(z(), z(), z(), z(), np.zeros((n_tok, n_lang), dtype=np.int64))
+
+    def __iadd__(self, o: Counts) -> Counts:
+        for k in ("docs", "live", "chars", "bytes", "tokens"):
+            getattr(self, k).__iadd__(getattr(o, k))
+        return self
+
+
+@dataclass
+class Sample:
+    """A bottom-k document sample per language: ``(key, id, text)``, the ``k`` smallest keys kept."""
+
+    k: int
+    docs: dict[int, list[tuple[float, str, str]]] = field(default_factory=dict)
+
+    def offer(self, lang: int, keys: np.ndarray, ids: list[str], texts: list[str], rows: np.ndarray) -> None:
+        have = self.docs.setdefault(lang, [])
+        if len(have) >= self.k:
+            cut = have[-1][0]
+            rows = rows[keys[rows] < cut]
+        if not len(rows):
+            return
+        have.extend((float(keys[r]), ids[r], texts[r]) for r in rows)
+        have.sort()
+        del have[self.k:]
+
+    def merge(self, o: Sample) -> Sample:
+        for lang, items in o.docs.items():
+            have = self.docs.setdefault(lang, [])
+            have.extend(items)
+            have.sort()
+            del have[self.k:]
+        return self
+
+
+@dataclass
+class Scan:
+    """What one pass (or a worker's part of it) found."""
+
+    totals: Counts
+    leaves: dict[int, bytes] = field(default_factory=dict)
+    units: dict[int, Counts] = field(default_factory=dict)     # the units asked for by ``keep``
+    bucket_tokens: np.ndarray | None = None                    # (tokenizers, languages, UNIT_BUCKETS)
+    bucket_chars: np.ndarray | None = None                     # (languages, UNIT_BUCKETS)
+    bucket_bytes: np.ndarray | None = None
+    sample: Sample | None = None
+    read: int = 0                                              # text bytes read (normalised, UTF-8)
+    nodes: list[str] = field(default_factory=list)             # Ray: the nodes whose actors counted
+
+    def merge(self, o: Scan) -> Scan:
+        self.totals += o.totals
+        self.leaves.update(o.leaves)
+        self.units.update(o.units)
+        for k in ("bucket_tokens", "bucket_chars", "bucket_bytes"):
+            if getattr(o, k) is not None:
+                setattr(self, k, getattr(o, k) if getattr(self, k) is None else getattr(self, k) + getattr(o, k))
+        if o.sample is not None:
+            self.sample = o.sample if self.sample is None else self.sample.merge(o.sample)
+        self.read += o.read
+        return self
+
+    def fingerprint(self) -> str:
+        """sha256 over the leaves in unit order (the same whichever worker read which unit)."""
+        h = hashlib.sha256()
+        for k in sorted(self.leaves):
+            h.update(k.to_bytes(8, "little") + self.leaves[k])
+        return h.hexdigest()
+
+
+class Diverged(Exception):
+    """The fast library gave other ids than the reference on a text of the corpus."""
+
+    def __init__(self, ident: str, why: str):
+        super().__init__(ident, why)
+        self.ident, self.why = ident, why
+
+
+@dataclass
+class Plan:
+    """Everything a worker needs to count its units (pickled to Ray actors; inherited by forks)."""
+
+    units: list[Cluster]
+    langs: list[str]
+    adapters: list[Adapter]
+    text_col: str = "text"
+    lang_col: str | None = None
+    lang_id: str = "off"
+    normalize: str = "nfc"
+    block: int = BLOCK
+    keep: frozenset = frozenset()       # units whose own counts are returned
+    buckets: bool = False               # sums per unit bucket (tokens-per-character intervals)
+    sample_k: int = 0                   # documents per language in the diagnostic sample (0: none)
+    seed: int = 0
+    source: str = ""
+
+    def empty(self) -> Scan:
+        out = Scan(Counts.zeros(len(self.adapters), len(self.langs)))
+        if self.buckets:
+            out.bucket_tokens = np.zeros((len(self.adapters), len(self.langs), UNIT_BUCKETS), dtype=np.int64)
+            out.bucket_chars = np.zeros((len(self.langs), UNIT_BUCKETS), dtype=np.int64)
+            out.bucket_bytes = np.zeros((len(self.langs), UNIT_BUCKETS), dtype=np.int64)
+        if self.sample_k:
+            out.sample = Sample(self.sample_k)
+        return out
+
+
+class Verifier:
+    """One worker's verification of the fast path on the corpus's own texts (see the module docstring)."""
+
+    def __init__(self, plan: Plan):
+        from ..adapters.fast import FastAdapter
+
+        self.fast = [a for a in plan.adapters if isinstance(a, FastAdapter)]
+        self.per_lang = max(1, VERIFY_BYTES // max(1, len(plan.langs)))
+        self.done: dict[int, int] = {}      # language -> bytes verified
+
+    def check(self, idx: np.ndarray, texts: list[str], nbytes: np.ndarray) -> None:
+        if not self.fast:
+            return
+        pick = []
+        for r in np.flatnonzero((idx >= 0) & (nbytes > 0)).tolist():
+            lang = int(idx[r])
+            have = self.done.get(lang, 0)
+            if have < self.per_lang:
+                self.done[lang] = have + int(nbytes[r])
+                pick.append(texts[r])
+        if not pick:
+            return
+        from ..adapters.fast import first_difference
+
+        for a in self.fast:
+            if a.disabled:
+                continue
+            diff = first_difference(a, pick)
+            if diff is not None:
+                raise Diverged(a.id, diff)
+
+
+def count_unit(plan: Plan, k: int, acc: Scan, verifier: Verifier | None = None, cache: dict | None = None) -> int:
+    """Read unit ``k`` once and add everything :class:`Scan` holds to ``acc``; returns its documents."""
+    cl = plan.units[k]
+    cache = {} if cache is None else cache
+    if cl.kind == "rowgroup" and plan.lang_id == "off":
+        codes, raw = _rowgroup(cl, plan.text_col, plan.lang_col, cache)
+    else:
+        rows = read_cluster(cl, text_col=plan.text_col, lang_col=plan.lang_col, block=plan.block, lang_id=plan.lang_id)
+        codes, raw = [r[0] for r in rows], [r[1] for r in rows]
+    li = cache.setdefault(("langs",), {lang: i for i, lang in enumerate(plan.langs)})
+    idx = np.fromiter((li.get(c, -1) for c in codes), dtype=np.int64, count=len(codes))   # -1: a language left out
+    norm = cache.setdefault(("norm",), normalizer(plan.normalize))
+    asciiok = not plan.normalize.endswith("+strip")
+    texts = [t if asciiok and t.isascii() else norm(t) for t in raw]
+    data = [t.encode("utf-8") for t in texts]
+    nbytes = np.fromiter(map(len, data), dtype=np.int64, count=len(data))
+    nchars = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    h = hashlib.sha256(idx.tobytes())
+    h.update(nbytes.tobytes())
+    h.update(b"".join(data))
+    acc.leaves[k] = h.digest()
+    keep = idx >= 0
+    if verifier is not None:
+        verifier.check(idx, texts, nbytes)
+    L = len(plan.langs)
+    ki = idx[keep]
+    c = Counts.zeros(len(plan.adapters), L)
+    c.docs += np.bincount(ki, minlength=L)
+    live = keep & (nbytes > 0)
+    li_live = idx[live]
+    c.live += np.bincount(li_live, minlength=L)
+    c.chars += np.bincount(li_live, weights=nchars[live], minlength=L).astype(np.int64)
+    c.bytes += np.bincount(li_live, weights=nbytes[live], minlength=L).astype(np.int64)
+    todo = [texts[r] for r in np.flatnonzero(live).tolist()]
+    for ai, a in enumerate(plan.adapters):
+        n = a.token_counts(todo) if todo else np.zeros(0, dtype=np.int64)
+        c.tokens[ai] += np.bincount(li_live, weights=n, minlength=L).astype(np.int64)
+    acc.totals += c
+    acc.read += int(nbytes.sum())
+    if k in plan.keep:
+        acc.units[k] = c
+    if plan.buckets:
+        b = k % UNIT_BUCKETS
+        acc.bucket_tokens[:, :, b] += c.tokens
+        acc.bucket_chars[:, b] += c.chars
+        acc.bucket_bytes[:, b] += c.bytes
+    if plan.sample_k and live.any():
+        keys = np.random.default_rng([plan.seed, k]).random(len(texts))
+        ids = None
+        for lang in np.unique(li_live).tolist():
+            rows = np.flatnonzero(live & (idx == lang))
+            if ids is None:
+                ids = [f"{cl.label}:{r}" for r in range(len(texts))]
+            acc.sample.offer(lang, keys, ids, texts, rows)
+    return len(texts)
+
+
+# --- execution: this process, forked workers, Ray actors ----------------------------------------
+
+_PLAN: Plan | None = None
+
+
+def _work(chunk: list[int]) -> tuple[Scan, int, int]:
+    """A forked worker's task: count ``chunk``'s units (the plan is inherited from the fork)."""
+    plan = _PLAN
+    global _VERIFIER, _CACHE
+    if _VERIFIER is None:
+        _VERIFIER, _CACHE = Verifier(plan), {}
+    acc = plan.empty()
+    docs = sum(count_unit(plan, k, acc, _VERIFIER, _CACHE) for k in chunk)
+    return acc, docs, acc.read
+
+
+_VERIFIER: Verifier | None = None
+_CACHE: dict = {}
+
+
+def _init_worker() -> None:
+    import signal
+
+    from .local import _single_threaded
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    os.environ["RAYON_NUM_THREADS"] = "1"
+    _single_threaded(_PLAN)      # the libraries on one thread each: the processes use the cores
+
+
+def chunks(todo: list[int], workers: int) -> list[list[int]]:
+    """Tasks of a few units each, in unit order: enough of them to balance ``workers``."""
+    size = max(1, min(16, len(todo) // (8 * max(1, workers)) or 1))
+    return [todo[i:i + size] for i in range(0, len(todo), size)]
+
+
+def run_scan(plan: Plan, todo: list[int], *, workers: int = 1, engine: str = "local", address: str | None = None,
+             progress=None) -> Scan:
+    """Count units ``todo`` of ``plan``; ``workers`` processes (or Ray actors) each read their own
+    units. When the fast library is found to differ from the reference on a text, it is turned off
+    for that tokenizer (one warning) and the pass is rerun."""
+    while True:
+        try:
+            if engine == "ray":
+                from .ray import run_scan_ray
+
+                return run_scan_ray(plan, todo, workers=workers, address=address, progress=progress)
+            return _run_local(plan, todo, workers=workers, progress=progress)
+        except Diverged as d:
+            a = next(a for a in plan.adapters if a.id == d.ident)
+            a._turn_off(f"on the corpus: {d.why}")
+
+
+def _run_local(plan: Plan, todo: list[int], *, workers: int, progress) -> Scan:
+    global _PLAN, _VERIFIER, _CACHE
+    acc = plan.empty()
+    if workers <= 1 or len(todo) < 2:
+        from .local import _cores
+        from .job import Job
+
+        ver, cache = Verifier(plan), {}
+        with _cores(Job(plan.adapters, [], None, frozenset(), {}), workers):
+            for k in todo:
+                before = acc.read
+                n = count_unit(plan, k, acc, ver, cache)
+                if progress:
+                    progress.advance(n, acc.read - before)
+        return acc
+    import multiprocessing as mp
+
+    from .local import _context
+
+    _PLAN, _VERIFIER, _CACHE = plan, None, {}
+    ctx = _context()
+    try:
+        with ctx.Pool(workers, initializer=_init_worker) as pool:
+            for part, n, nb in pool.imap_unordered(_work, chunks(todo, workers)):
+                acc.merge(part)
+                if progress:
+                    progress.advance(n, nb)
+    except mp.ProcessError as e:     # pragma: no cover - a worker killed from outside
+        raise TokstatError(f"a worker process died ({e})", fix="rerun with --workers 1 to see the error") from None
+    finally:
+        _PLAN = None
+    return acc
+
+
+def plan_for(corpus, adapters: list[Adapter], **kw) -> Plan:
+    """The :class:`Plan` of a monolingual corpus made of files (``corpus.meta['files']``)."""
+    meta = corpus.meta
+    files = meta.get("files") or []
+    block = kw.pop("block", BLOCK)
+    return Plan(clusters(files, block), list(corpus.languages), adapters, block=block,
+                text_col=meta.get("text_col") or "text", lang_col=meta.get("lang_col"),
+                lang_id=meta.get("lang_id") or "off", normalize=meta.get("normalize", "nfc"),
+                source=corpus.name, **kw)
+
+
+__all__ = ["Cluster", "clusters", "read_cluster", "Counts", "Scan", "Plan", "plan_for", "run_scan", "count_unit",
+           "BLOCK", "VERIFY_BYTES", "UNIT_BUCKETS"]

@@ -1,99 +1,207 @@
-"""Benchmark: `tokstat budget` with a 1 % cluster sample against the exact pass, on a generated
-corpus in the FineWeb-2 layout (not committed; written to --dir).
+"""Benchmark of the one columnar pass (issue 43): `tokstat budget` and `tokstat compare --kind
+monolingual` against the fastest exact libraries, CPU seconds per MB side by side in one run.
 
-    python analysis/bench_budget.py --gb 3 --dir /tmp/fw2        # several GB, as the issue asks
-    python analysis/bench_budget.py --gb 0.3                       # a quick run
+    python analysis/bench_budget.py                      # 200 MB, 12 languages (+ a 200-language case)
+    python analysis/bench_budget.py --mb 40 --skip-compare   # a quick run
 
-The corpus: ``DIR/data/{eng_Latn,cmn_Hani}/train/NNN.parquet`` (FineWeb-2's folder layout; a
-``text`` column, 1,000-row row groups), documents of 1-40 sentences drawn from the bundled corpus
-and (when present) ../shared's Tatoeba. Prints, side by side
-in one run: the seconds of the sampled and of the exact pass, their ratio, and whether each exact
-count lies inside the sample's 95 % interval.
+The corpus (generated, not committed; under --dir): FineWeb-2-style Parquet shards with ``text``,
+``language`` and ``language_script`` columns, every shard mixing the languages, documents of 1-40
+sentences drawn from PUD's 12 languages (../shared; the bundled corpus's en/zh without it),
+row groups small enough that 200 MB holds >= 500 of them. A second corpus of the same size spreads
+the same texts over 200 language codes (FLORES-200 has 204).
+
+Printed, each measured in this run: the libraries' own batch encoding of the same texts held in
+memory (gigatoken ``encode_batch``, tiktoken ``encode_ordinary_batch``, default threads) and the
+tokstat commands run as a user runs them (a subprocess: start-up, reading, verification,
+counting, writing), CPU = user + system of the process and its workers. Exits 1 when a target is
+missed.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import csv
+import os
 import random
+import resource
+import subprocess
 import sys
+import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tokstat import load_corpus  # noqa: E402
-from tokstat.budget import budget  # noqa: E402
+SHARED = ROOT.parent / "shared"
+FW2 = {"en": ("eng", "Latn"), "zh": ("cmn", "Hani"), "ar": ("arb", "Arab"), "fr": ("fra", "Latn"),
+       "de": ("deu", "Latn"), "hi": ("hin", "Deva"), "ja": ("jpn", "Jpan"), "ko": ("kor", "Hang"),
+       "ru": ("rus", "Cyrl"), "es": ("spa", "Latn"), "th": ("tha", "Thai"), "tr": ("tur", "Latn")}
+TOK = "tiktoken:cl100k_base"
 
 
 def sentences() -> dict[str, list[str]]:
-    out = {"en": [], "zh": []}
+    out: dict[str, list[str]] = {}
+    pud = SHARED / "corpora" / "ud-pud"
+    if pud.exists():
+        for d in sorted(pud.glob("UD_*-PUD")):
+            lang = {"Arabic": "ar", "Chinese": "zh", "English": "en", "French": "fr", "German": "de", "Hindi": "hi",
+                    "Japanese": "ja", "Korean": "ko", "Russian": "ru", "Spanish": "es", "Thai": "th",
+                    "Turkish": "tr"}[d.name[3:-4]]
+            for f in d.glob("*.conllu"):
+                out.setdefault(lang, []).extend(line[9:].strip() for line in f.open(encoding="utf-8")
+                                                if line.startswith("# text = "))
+        return out
+    sys.path.insert(0, str(ROOT))
+    from tokstat import load_corpus
+
     for s in load_corpus("sample"):
-        out["en"].append(s.texts["en"])
-        out["zh"].append(s.texts["zh"])
-    shared = ROOT.parent / "shared" / "corpora"
-    tat = shared / "tatoeba-cmn-eng" / "cmn.txt"
-    if tat.exists():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for s in load_corpus(str(tat)):
-                out["en"].append(s.texts["en"])
-                out["zh"].append(s.texts["zh"])
+        for lang, t in s.texts.items():
+            out.setdefault(lang, []).append(t)
     return out
 
 
-def write_corpus(d: Path, gb: float, seed: int = 0, rows_per_group: int = 1000) -> int:
-    """FineWeb-2-style shards of about ``gb`` GB of text; returns the bytes of text written."""
+def write_corpus(d: Path, mb: float, codes: list[tuple[str, str, str]], seed: int = 0, rows_per_group: int = 100) -> int:
+    """Shards of about ``mb`` MB of text; ``codes``: (source language, language, script) per
+    language code written. Returns the bytes of text."""
     rng = random.Random(seed)
     sents = sentences()
-    target = int(gb * 1e9)
-    written = 0
-    shard = 0
+    target, written, shard = int(mb * 1e6), 0, 0
+    d.mkdir(parents=True, exist_ok=True)
     while written < target:
-        for lang, code in (("en", "eng_Latn"), ("zh", "cmn_Hani")):
-            docs = []
-            for _ in range(20_000):
-                k = rng.randint(1, 40)
-                docs.append((" " if lang == "en" else "").join(rng.choice(sents[lang]) for _ in range(k)))
-            out = d / "data" / code / "train"
-            out.mkdir(parents=True, exist_ok=True)
-            pl.DataFrame({"text": docs}).write_parquet(out / f"{shard:03d}.parquet", row_group_size=rows_per_group)
-            written += sum(len(t.encode()) for t in docs)
+        rows = []
+        size = 0
+        while size < 10e6 and written + size < target:
+            src, lang, script = rng.choice(codes)
+            sep = "" if src in ("zh", "ja", "th") else " "
+            t = sep.join(rng.choice(sents[src]) for _ in range(rng.randint(1, 40)))
+            rows.append({"text": t, "language": lang, "language_script": script})
+            size += len(t.encode())
+        pl.DataFrame(rows).write_parquet(d / f"{shard:03d}.parquet", row_group_size=rows_per_group)
+        written += size
         shard += 1
     return written
 
 
+def many_codes(n: int) -> list[tuple[str, str, str]]:
+    """``n`` ISO 639-3 codes (from tokstat's language table), each given one of the source languages' text."""
+    srcs = sorted(sentences())
+    with open(ROOT / "tokstat" / "data" / "languages.csv", encoding="utf-8") as f:
+        iso = sorted({r["iso639_3"] for r in csv.DictReader(f) if len(r["iso639_3"] or "") == 3})
+    rng = random.Random(1)
+    picked = rng.sample(iso, n)
+    return [(srcs[i % len(srcs)], code, FW2[srcs[i % len(srcs)]][1]) for i, code in enumerate(picked)]
+
+
+def texts_of(d: Path) -> list[str]:
+    return [t for p in sorted(d.glob("*.parquet")) for t in pl.read_parquet(p, columns=["text"])["text"].to_list()]
+
+
+def cpu_of(fn) -> tuple[float, float]:
+    """(CPU seconds of this process, all threads; wall seconds) of ``fn()``."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    fn()
+    return time.process_time() - c0, time.perf_counter() - w0
+
+
+def run(args: list[str], env: dict | None = None) -> tuple[float, float]:
+    """(CPU seconds of the command and its workers, wall seconds) of ``tokstat ARGS``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "tokstat.cli", *args], capture_output=True, text=True,
+                       env={**os.environ, **(env or {})})
+    wall = time.perf_counter() - w0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode:
+        sys.exit(f"tokstat {' '.join(args)} failed:\n{r.stderr[-3000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--gb", type=float, default=3.0)
-    ap.add_argument("--dir", default="/tmp/tokstat-bench-budget")
-    ap.add_argument("--sample", type=float, default=0.01)
-    ap.add_argument("-t", "--tokenizer", default="tiktoken:cl100k_base")
-    args = ap.parse_args()
-    d = Path(args.dir)
-    if not (d / "data").exists():
-        t = time.perf_counter()
-        n = write_corpus(d, args.gb)
-        print(f"wrote {n / 1e9:.2f} GB of text in {time.perf_counter() - t:.0f} s under {d}")
-    spec = str(d / "data")
-    t0 = time.perf_counter()
-    est = budget(spec, [args.tokenizer], sample=args.sample, progress=False)
-    t1 = time.perf_counter()
-    ex = budget(spec, [args.tokenizer], sample=args.sample, exact=True, progress=False)
-    t2 = time.perf_counter()
-    sampled, both = t1 - t0, t2 - t1
-    exact_only = both - sampled        # the exact pass (the second call also re-draws the sample)
-    print(f"sample {args.sample:g}: {sampled:.1f} s; exact pass: {exact_only:.1f} s; ratio {sampled / exact_only:.3f} "
-          f"(target < 0.05)")
-    for r, e in zip(est.iter_rows(named=True), ex.iter_rows(named=True)):
-        inside = r["tokens_low"] <= e["exact"] <= r["tokens_high"]
-        print(json.dumps({"language": r["language"], "estimate": round(r["tokens"]), "low": round(r["tokens_low"]),
-                          "high": round(r["tokens_high"]), "exact": e["exact"], "inside": inside,
-                          "clusters": f"{r['clusters_sampled']}/{r['clusters']}"}))
+    ap.add_argument("--mb", type=float, default=200)
+    ap.add_argument("--dir", default="/tmp/tokstat-bench-onepass")
+    ap.add_argument("--skip-compare", action="store_true")
+    ap.add_argument("--skip-many", action="store_true")
+    a = ap.parse_args()
+    base = Path(a.dir)
+    twelve, many = base / f"fw2-12-{a.mb:g}", base / f"fw2-200-{a.mb:g}"
+    if not twelve.exists():
+        n = write_corpus(twelve, a.mb, [(k, *v) for k, v in FW2.items() if k in sentences()])
+        print(f"wrote {n / 1e6:.0f} MB of text under {twelve}")
+    if not a.skip_many and not many.exists():
+        n = write_corpus(many, a.mb, many_codes(200))
+        print(f"wrote {n / 1e6:.0f} MB of text in 200 languages under {many}")
+    sys.path.insert(0, str(ROOT))
+    import gigatoken  # noqa: F401
+
+    from tokstat.adapters import load_tokenizer
+    from tokstat.adapters.fast import _build
+
+    texts = texts_of(twelve)
+    mb = sum(len(t.encode()) for t in texts) / 1e6
+    ref = load_tokenizer(TOK)
+    giga = _build(ref)
+    print(f"machine: {os.cpu_count()} cores; corpus {twelve.name}: {mb:.0f} MB of text, {len(texts):,} documents, "
+          f"12 languages; tokenizer {TOK}")
+    g_cpu, g_wall = cpu_of(lambda: giga.encode_batch(texts))
+    t_cpu, t_wall = cpu_of(lambda: ref.enc.encode_ordinary_batch(texts))
+    print(f"  gigatoken encode_batch (in memory): {g_cpu:.1f} CPU s, {mb / g_cpu:.1f} MB per CPU s ({g_wall:.1f} s wall)")
+    print(f"  tiktoken encode_ordinary_batch (in memory): {t_cpu:.1f} CPU s, {mb / t_cpu:.1f} MB per CPU s "
+          f"({t_wall:.1f} s wall)")
+    want = sum(len(x) for x in ref.enc.encode_ordinary_batch(texts))
+    texts.clear()
+    out = Path(tempfile.mkdtemp())
+    results = []
+
+    def check(label: str, value: float, target: float, above: bool = False) -> None:
+        ok = value >= target if above else value <= target
+        results.append(ok)
+        print(f"  {label}: {value:.2f}  (target {'>=' if above else '<='} {target:g})  {'ok' if ok else 'MISSED'}")
+
+    def budget(corpus: Path, *extra: str, name: str = "b") -> tuple[float, float, pl.DataFrame]:
+        f = out / f"{name}.csv"
+        f.unlink(missing_ok=True)
+        cpu, wall = run(["budget", str(corpus), "-t", TOK, "--quiet", "--out", str(f), *extra])
+        return cpu, wall, pl.read_csv(f)
+
+    f_cpu, f_wall, fdf = budget(twelve, "--exact", "--backend", "fast", "--workers", "2")
+    r_cpu, r_wall, rdf = budget(twelve, "--exact", "--backend", "reference", "--workers", "2")
+    got = {d.filter(pl.col("language") == "(all)")["exact"][0] for d in (fdf, rdf)}
+    print(f"  budget --exact --backend fast: {f_cpu:.1f} CPU s ({f_wall:.1f} s wall); "
+          f"--backend reference: {r_cpu:.1f} CPU s ({r_wall:.1f} s wall)")
+    print(f"  exact tokens: tokstat fast {fdf.filter(pl.col('language') == '(all)')['exact'][0]:,}, reference "
+          f"{rdf.filter(pl.col('language') == '(all)')['exact'][0]:,}, tiktoken directly {want:,}")
+    results.append(got == {want})
+    print(f"  identical totals to the library (--normalize nfc on NFC text): {got == {want}}")
+    check("budget --exact (fast) CPU / gigatoken CPU", f_cpu / g_cpu, 1.5)
+    check("budget --exact (reference) CPU / tiktoken batch CPU", r_cpu / t_cpu, 1.3)
+    w1_cpu, w1_wall, _ = budget(twelve, "--exact", "--backend", "fast", "--workers", "1")
+    check("budget --exact: --workers 1 wall / --workers 2 wall", w1_wall / f_wall, 1.7, above=True)
+    s_cpu, s_wall, sdf = budget(twelve, "--sample", "0.01")
+    row = sdf.filter(pl.col("language") == "(all)").row(0, named=True)
+    print(f"  budget --sample 0.01: {s_wall:.1f} s wall, {row['clusters_sampled']} of {row['clusters']} clusters")
+    results.append(row["clusters"] >= 500)
+    check("budget --sample 0.01: share of the bytes read (%)", 100 * row["fraction_read"], 3)
+    if not a.skip_many:
+        m_cpu, m_wall, mdf = budget(many, "--exact", "--backend", "fast", "--workers", "2", name="m")
+        m_mb = mdf.filter(pl.col("language") == "(all)")["exact_bytes"][0] / 1e6
+        print(f"  200 languages: budget --exact (fast) {m_cpu:.1f} CPU s on {m_mb:.0f} MB, {m_cpu / m_mb:.3f} CPU s per MB "
+              f"against {f_cpu / mb:.3f} with 12")
+        check("budget --exact CPU per MB, 200 languages / 12 languages", (m_cpu / m_mb) / (f_cpu / mb), 1.15)
+    if not a.skip_compare:
+        c_cpu, c_wall = run(["compare", str(twelve), "-t", TOK, "--kind", "monolingual", "--quiet", "--workers", "2",
+                             "--out", str(out / "c.csv")])
+        print(f"  compare --kind monolingual (default columns, diagnostics on a sample): {c_cpu:.1f} CPU s "
+              f"({c_wall:.1f} s wall)")
+        check("compare --kind monolingual CPU / gigatoken CPU", c_cpu / g_cpu, 2.5)
+        ce = pl.read_csv(out / "c.csv")
+        print(f"  compare tokens, all languages: {ce['tokens'].sum():,} (tiktoken directly {want:,})")
+        results.append(ce["tokens"].sum() == want)
+    print(f"  a terabyte: budget --exact {f_cpu / mb * 1e6 / 3600:.0f} CPU-hours, gigatoken alone "
+          f"{g_cpu / mb * 1e6 / 3600:.0f}, tiktoken alone {t_cpu / mb * 1e6 / 3600:.0f}")
+    print("all targets met" if all(results) else "some target MISSED")
+    sys.exit(0 if all(results) else 1)
 
 
 if __name__ == "__main__":

@@ -267,3 +267,52 @@ def test_ray_on_a_two_node_cluster_equals_local_workers(corpus_dir):
     assert s.fingerprint() == local.fingerprint()
     assert np.array_equal(s.totals.tokens, local.totals.tokens) and np.array_equal(s.totals.bytes, local.totals.bytes)
     assert all(np.array_equal(s.units[k].tokens, local.units[k].tokens) for k in local.units)
+
+
+def test_compare_with_sampled_diagnostics_keeps_the_exact_columns_exact(corpus_dir):
+    """--diagnostics sample: segments, characters, bytes, tokens and their ratios equal the exact run's;
+    the sampled rates lie in their intervals' neighbourhood of the exact rates, with the sample named."""
+    from tokstat.compare import compare
+
+    c = load_corpus(str(corpus_dir))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ex = compare(c, ["tiktoken:cl100k_base"], pivot=None, diagnostics="exact", n_boot=200)
+        sa = compare(c, ["tiktoken:cl100k_base"], pivot=None, diagnostics="sample", n_boot=200, workers=2)
+    assert ex.columns == sa.columns
+    for col in ("segments", "chars", "bytes", "tokens", "tokens_per_char", "tokens_per_byte"):
+        assert ex[col].to_list() == sa[col].to_list(), col
+    assert sa["words"].null_count() == sa.height and sa["diag_documents"].min() > 0
+    assert ex["diag_documents"].null_count() == ex.height
+    assert all("|diag:sample-" in s and "-seed0|" in s for s in sa["signature"])
+    assert not any("diag:" in s for s in ex["signature"])
+    for r in sa.iter_rows(named=True):
+        lo, hi = r["split_char_rate_ci_low"], r["split_char_rate_ci_high"]
+        assert lo is not None and lo <= r["split_char_rate"] <= hi
+        assert r["tokens_per_char_ci_low"] <= r["tokens_per_char"] <= r["tokens_per_char_ci_high"]
+
+
+def test_diagnostics_sample_is_refused_where_there_is_no_one_pass():
+    from tokstat.compare import compare
+
+    with pytest.raises(TokstatError, match="--diagnostics sample needs the one columnar pass"):
+        compare("sample", ["tiktoken:cl100k_base"], diagnostics="sample")
+    with pytest.raises(TokstatError, match="unknown --diagnostics"):
+        compare("sample", ["tiktoken:cl100k_base"], diagnostics="bogus")
+
+
+def test_the_ratio_interval_covers_the_population_ratio():
+    """The ratio estimator's 95 % interval, on simple random samples of documents, covers the
+    population's Σy/Σx in about 95 % of draws (an oracle: the population is known)."""
+    from tokstat.diagnose import ratio_interval
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(20, 400, 5000).astype(float)
+    y = rng.binomial(x.astype(int), rng.beta(2, 20, 5000)).astype(float)
+    R = y.sum() / x.sum()
+    hits = 0
+    for _ in range(400):
+        s = rng.choice(5000, 80, replace=False)
+        lo, hi = ratio_interval(y[s], x[s], 5000)
+        hits += lo <= R <= hi
+    assert 0.91 <= hits / 400 <= 0.99

@@ -499,12 +499,16 @@ backend_option = click.option(
               help="where the per-shard counting runs")
 @click.option("--address", help="Ray cluster address for --engine ray (default: start a local instance)")
 @backend_option
+@click.option("--diagnostics", type=click.Choice(["auto", "exact", "sample"]), default="auto", show_default=True,
+              help="monolingual files: tokens, characters and bytes are always exact (one pass); the other columns "
+                   "on a seeded document sample above 64 MiB of text (auto), always (sample) or never (exact)")
+@click.option("--diag-seed", type=int, default=0, show_default=True, help="seed of the diagnostic document sample")
 @max_chars_option
 @quiet_option
 @wide_option
 def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, sort_by, matrix, show_signatures,
-            calibrate, table_format, group_by, segmenter_choices, boot_seed, workers, engine, address, backend, max_chars, quiet,
-            mix, mix_unit, **kw):
+            calibrate, table_format, group_by, segmenter_choices, boot_seed, workers, engine, address, backend,
+            diagnostics, diag_seed, max_chars, quiet, mix, mix_unit, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
@@ -524,7 +528,8 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
                       progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text,
-                      calibrate=calibrate, backend=backend, segmenters=chosen)
+                      calibrate=calibrate, backend=backend, segmenters=chosen, diagnostics=diagnostics,
+                      diag_seed=diag_seed)
     df, segs = res if segments_out else (res, None)
     shown = df.sort(sort_by, descending=SORTS[sort_by], nulls_last=True, maintain_order=True) if sort_by else df
     rows = list(shown.iter_rows(named=True))

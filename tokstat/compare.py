@@ -23,7 +23,7 @@ from .errors import TokstatError
 from .integrity import check_pin
 from .io import check_outputs, write_tables
 from .loaders import load_corpus
-from .metrics import COMPARE_COLUMNS, INFO_COLUMNS, paired_tpc_replicates, summarize
+from .metrics import COMPARE_COLUMNS, INFO_COLUMNS, SAMPLE_COLUMNS, paired_tpc_replicates, summarize
 from .progress import Meter
 from .segmenters import jieba_words, segmenter_name
 from .split import Split
@@ -403,13 +403,61 @@ def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, see
     return {"premium": premium, "premium_ci_low": lo, "premium_ci_high": hi, "calibration_transfer": transfer}
 
 
+#: ``--diagnostics``: ``auto`` samples the rich diagnostics above DIAG_EXACT_BELOW bytes of text
+DIAGNOSTICS = ("auto", "exact", "sample")
+#: text size (bytes, from the files' metadata: Parquet's uncompressed size, other files' sizes) from
+#: which ``--diagnostics auto`` computes the rich diagnostics on a document sample
+DIAG_EXACT_BELOW = 64 << 20
+
+
+def text_size_estimate(files: list[tuple[str, str | None]]) -> int:
+    """Bytes of the corpus's files as stored uncompressed (Parquet: its row groups' uncompressed
+    size, from the metadata only; other files: their size on disk)."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    for path, _ in files:
+        if str(path).lower().endswith(".parquet"):
+            md = pq.ParquetFile(path).metadata
+            total += sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+        else:
+            total += os.path.getsize(path)
+    return total
+
+
+def _sampled_diagnostics(c: Corpus, adapters: list[Adapter], diagnostics: str, join: bool, rows: bool,
+                         texts: bool) -> bool:
+    """Whether this run counts in one columnar pass with diagnostics on a sample (see :func:`compare`)."""
+    if diagnostics == "exact":
+        return False
+    files = c.meta.get("files")
+    why = None
+    if c.kind != "monolingual":
+        why = "a parallel corpus is counted whole (its premium pairs every aligned segment)"
+    elif join:
+        why = "--join encodes whole languages"
+    elif not files:
+        why = "the corpus is not made of files (a Hugging Face dataset streams)"
+    elif rows or texts:
+        why = "--segments-out needs every document's row"
+    elif any(a.split is not None for a in adapters):
+        why = "a tokenizer trained here is scored on its held-out documents"
+    if why:
+        if diagnostics == "sample":
+            raise TokstatError(f"--diagnostics sample needs the one columnar pass, and {why}",
+                               fix="drop --diagnostics sample (every document is then counted exactly)")
+        return False
+    return diagnostics == "sample" or text_size_estimate(files) >= DIAG_EXACT_BELOW
+
+
 def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str | None = "en",
             languages: list[str] | None = None, join: bool = False, batch_size: int = 256,
             n_boot: int = 1000, boot_seed: int = 0, segments_out: str | None = None,
             return_segments: bool = False, workers: int | None = None, engine: str = "local",
             address: str | None = None, progress: bool | None = None, max_chars: int = MAX_CHARS,
             segments_text: bool = False, calibrate: str | Corpus | None = None, words: bool = True,
-            backend: str | None = "auto", segmenters: dict[str, str] | None = None):
+            backend: str | None = "auto", segmenters: dict[str, str] | None = None, diagnostics: str = "auto",
+            diag_seed: int = 0):
     """Compare tokenizers on a parallel corpus; returns a polars DataFrame with ``COMPARE_COLUMNS``.
 
     Each segment is encoded on its own without special tokens (``join=True``: one text per language).
@@ -434,6 +482,14 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     installed and its ids equal the reference library's on a sample of every language
     (:mod:`tokstat.adapters.fast`); ``fast`` insists (and says why a tokenizer stays on the
     reference); ``reference`` uses each tokenizer's own library only. Every number is the same.
+
+    ``diagnostics``: on a monolingual corpus of files larger than :data:`DIAG_EXACT_BELOW` bytes of
+    text (``auto``), or always (``sample``), the corpus is read once by the columnar pass
+    (:mod:`tokstat.engine.scan`): segments, characters, bytes, tokens and the ratios of tokens to
+    them are exact (their intervals a bootstrap over the units read), and every other column is
+    computed on a seeded bottom-k sample of documents per language (``diag_seed``), with 95 %
+    ratio-estimator intervals for the fragmentation rates; the signature says
+    ``diag:sample-N-seedS``. ``exact`` computes everything on every document.
     """
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     check_outputs({"segments_out": (segments_out, "table")}, inputs=c.sources)
@@ -462,6 +518,15 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                for lang in langs}
     if any(n and n.startswith("jieba") for n in segname.values()):
         jieba_words("预热")   # load the dictionary once, before workers are forked
+    if diagnostics not in DIAGNOSTICS:
+        raise TokstatError(f"unknown --diagnostics {diagnostics!r}", fix="use --diagnostics auto, exact or sample")
+    if _sampled_diagnostics(c, adapters, diagnostics, join, bool(segments_out or return_segments), segments_text):
+        from .diagnose import compare_sampled
+
+        return compare_sampled(c, adapters, pivot=pivot, segname=segname, segmenters=segmenters, words=words,
+                               calibrate=calibrate, n_boot=n_boot, boot_seed=boot_seed, seed=diag_seed,
+                               workers=workers, engine=engine, address=address, progress=progress,
+                               max_chars=max_chars, batch_size=batch_size)
     fp = c.fingerprint()
     splits = {}
     for a in adapters:
@@ -535,6 +600,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             # space-separated text: the table stays flat (CSV-writable); tokstat reads it back as numbers
             row["tokens_per_char_boot"] = None if reps is None else " ".join(f"{x:.7g}" for x in reps)
             row["calibration_transfer"] = None
+            row.update(dict.fromkeys(SAMPLE_COLUMNS))       # every document counted: no sampling error
             if cal is not None:
                 if a.id not in cal_tok:
                     cal_tok[a.id] = calibration_tokens(a, cal)
@@ -568,7 +634,8 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         "boundary_precision", "boundary_recall", "boundary_f1", "renyi_efficiency", "renyi_efficiency_observed",
         *INFO_COLUMNS,
         "premium", "premium_ci_low", "premium_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
-        "premium_mor_ci_high", "p50_tokens", "p95_tokens", "calibration_transfer")} | {"tokens_per_char_boot": pl.String},
+        "premium_mor_ci_high", "p50_tokens", "p95_tokens", "calibration_transfer", *SAMPLE_COLUMNS[:-1])}
+        | {"tokens_per_char_boot": pl.String, "diag_documents": pl.Int64},
         infer_schema_length=None)
     df = with_rtc(df, pivot if not mono else None).select(COMPARE_COLUMNS)
     _check_aligned(df, c, first, pivot, mono, {lang: int(stats[(first, lang)].pair_n.sum()) for lang in langs})

@@ -22,10 +22,16 @@ COMPARE_COLUMNS = ["tokenizer", "language", "script", "tokenizer_family", "vocab
                    "byte_fallback_rate", "boundary_precision", "boundary_recall", "boundary_f1",
                    "renyi_efficiency", "renyi_efficiency_observed", "vocab_used", *INFO_COLUMNS, "premium", "premium_ci_low", "premium_ci_high",
                    "premium_mean_of_ratios", "premium_mor_ci_low", "premium_mor_ci_high", "calibration_transfer", "rtc",
-                   "p50_tokens", "p95_tokens", "signature", "tokens_per_char_boot"]
+                   "p50_tokens", "p95_tokens", "signature", "tokens_per_char_boot",
+                   "tokens_per_word_ci_low", "tokens_per_word_ci_high", "continued_word_rate_ci_low",
+                   "continued_word_rate_ci_high", "split_char_rate_ci_low", "split_char_rate_ci_high", "diag_documents"]
+#: columns of a run whose diagnostics are computed on a document sample (tokstat.diagnose); null when exact
+SAMPLE_COLUMNS = ["tokens_per_word_ci_low", "tokens_per_word_ci_high", "continued_word_rate_ci_low",
+                  "continued_word_rate_ci_high", "split_char_rate_ci_low", "split_char_rate_ci_high", "diag_documents"]
 #: columns added after result files were first written: a file without them is still a compare table
 LATER_COLUMNS = {"script", "tokens_per_char_ci_low", "tokens_per_char_ci_high", "tokens_per_byte_ci_low",
-                 "tokens_per_byte_ci_high", "rtc", "tokens_per_char_boot", "calibration_transfer", *INFO_COLUMNS}
+                 "tokens_per_byte_ci_high", "rtc", "tokens_per_char_boot", "calibration_transfer", *INFO_COLUMNS,
+                 *SAMPLE_COLUMNS}
 RENYI_ALPHA = 2.5
 #: a tokenizer with unknown tokens on more than this share of a language's characters loses text
 MAX_UNK = 0.01

@@ -66,7 +66,7 @@ WIDTH = Range(1, 10**7)
 #: option -> its range (one meaning per option name, in every command that has it)
 RANGES: dict[str, Range] = {
     # seeds (numpy takes 0 .. 2**32 - 1)
-    "--seed": SEED, "--boot-seed": SEED,
+    "--seed": SEED, "--boot-seed": SEED, "--diag-seed": SEED,
     # how the work runs
     "--workers": Range(1, 4096), "--max-chars": COUNT, "--max-segments": COUNT, "-n": COUNT,
     # corpora and training

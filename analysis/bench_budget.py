@@ -61,7 +61,7 @@ def sentences() -> dict[str, list[str]]:
     return out
 
 
-def write_corpus(d: Path, mb: float, codes: list[tuple[str, str, str]], seed: int = 0, rows_per_group: int = 100) -> int:
+def write_corpus(d: Path, mb: float, codes: list[tuple[str, str, str]], seed: int = 0, rows_per_group: int = 50) -> int:
     """Shards of about ``mb`` MB of text; ``codes``: (source language, language, script) per
     language code written. Returns the bytes of text."""
     rng = random.Random(seed)
@@ -85,12 +85,29 @@ def write_corpus(d: Path, mb: float, codes: list[tuple[str, str, str]], seed: in
 
 def many_codes(n: int) -> list[tuple[str, str, str]]:
     """``n`` ISO 639-3 codes (from tokstat's language table), each given one of the source languages' text."""
+    sys.path.insert(0, str(ROOT))
     srcs = sorted(sentences())
     with open(ROOT / "tokstat" / "data" / "languages.csv", encoding="utf-8") as f:
         iso = sorted({r["iso639_3"] for r in csv.DictReader(f) if len(r["iso639_3"] or "") == 3})
+    from tokstat.errors import TokstatError
+    from tokstat.langs import normalize_lang
+
     rng = random.Random(1)
-    picked = rng.sample(iso, n)
-    return [(srcs[i % len(srcs)], code, FW2[srcs[i % len(srcs)]][1]) for i, code in enumerate(picked)]
+    rng.shuffle(iso)
+    out: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    for code in iso:               # codes tokstat reads as FineWeb-2 spells them (code + script), each once
+        src = srcs[len(out) % len(srcs)]
+        try:
+            norm = normalize_lang(f"{code}_{FW2[src][1]}")
+        except TokstatError:
+            continue
+        if norm not in seen:
+            seen.add(norm)
+            out.append((src, code, FW2[src][1]))
+        if len(out) == n:
+            return out
+    raise SystemExit(f"only {len(out)} language codes found")
 
 
 def texts_of(d: Path) -> list[str]:

@@ -178,11 +178,29 @@ class FastAdapter(Adapter):
 
     def token_counts(self, texts: list[str]) -> np.ndarray:
         """Tokens per text from gigatoken's flat ids, checked as :meth:`_encode` checks them (the
-        tokens' bytes add up to each text's, else the reference encodes the text and must agree)."""
+        tokens' bytes add up to each text's, else the reference encodes the text and must agree).
+        The ids stay in gigatoken's own array (no int64 copy): only their byte lengths are looked up."""
         if self.disabled:
             return self.ref.token_counts(texts)
         with native_errors(self.id):
-            ids, counts = self.encode_fast(texts)
+            arr = self.tok.encode_batch(list(texts), parallel=None if self.threads != 1 else False)
+        lay = arr.layout
+        try:
+            off = np.asarray(lay.offsets.data, dtype=np.int64)
+            raw = np.asarray(lay.content.data)[off[0]:off[-1]]
+            off = off - off[0]
+        except AttributeError:       # not a plain list-offset layout: the general path
+            return self._counts_checked(texts, *self.encode_fast(texts))
+        counts = np.diff(off)
+        c = np.zeros(len(raw) + 1, dtype=np.int64)
+        np.cumsum(self._lens[raw], out=c[1:])
+        nbytes = np.fromiter((len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts), dtype=np.int64,
+                             count=len(texts))
+        if np.array_equal(c[off[1:]] - c[off[:-1]], nbytes):
+            return counts
+        return self._counts_checked(texts, *self.encode_fast(texts))
+
+    def _counts_checked(self, texts: list[str], ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
         lens = self._lens[ids - self.id_offset] if len(ids) else np.zeros(0, dtype=np.int64)
         bad = unspelt(lens, counts, texts)
         if len(bad):

@@ -506,7 +506,17 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         raise TokstatError(f"--workers must be at least 1, not {workers}", fix="pass --workers 1 or more")
-    adapters = with_backend(resolve_tokenizers(list(tokenizers), c), backend, c, langs)
+    if diagnostics not in DIAGNOSTICS:
+        raise TokstatError(f"unknown --diagnostics {diagnostics!r}", fix="use --diagnostics auto, exact or sample")
+    resolved = resolve_tokenizers(list(tokenizers), c)
+    one_pass = _sampled_diagnostics(c, resolved, diagnostics, join, bool(segments_out or return_segments),
+                                    segments_text)
+    if one_pass and backend is not None:       # verified on the probes here, on the corpus inside the pass
+        from .adapters.fast import select_backend
+
+        adapters = select_backend(resolved, backend, [])
+    else:
+        adapters = with_backend(resolved, backend, c, langs)
     ids = [a.id for a in adapters]
     if len(set(ids)) != len(ids):
         raise TokstatError(f"the same tokenizer id twice: {ids}", fix="pass each tokenizer once")
@@ -518,9 +528,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                for lang in langs}
     if any(n and n.startswith("jieba") for n in segname.values()):
         jieba_words("预热")   # load the dictionary once, before workers are forked
-    if diagnostics not in DIAGNOSTICS:
-        raise TokstatError(f"unknown --diagnostics {diagnostics!r}", fix="use --diagnostics auto, exact or sample")
-    if _sampled_diagnostics(c, adapters, diagnostics, join, bool(segments_out or return_segments), segments_text):
+    if one_pass:
         from .diagnose import compare_sampled
 
         return compare_sampled(c, adapters, pivot=pivot, segname=segname, segmenters=segmenters, words=words,

@@ -150,12 +150,15 @@ def _rowgroup(cl: Cluster, text_col: str, lang_col: str | None, cache: dict) -> 
     import pyarrow as pa
 
     p = Path(cl.path)
-    pf = parquet_file(p, "shard")
+    held = cache.get(("pf",))
+    if held is None or held[0] != cl.path:      # one open file per worker: units of a file come in order
+        held = cache[("pf",)] = (cl.path, parquet_file(p, "shard"))
+    pf = held[1]
     names = pf.names
     own = lang_col if lang_col and cl.lang is None else None
     script = SCRIPT_COLUMN if own == "language" and SCRIPT_COLUMN in names else None
     cols = [text_col] + ([own] if own else []) + ([script] if script else [])
-    t = pf.read_row_group(cl.index, columns=cols)
+    t = pf.read_row_group(cl.index, columns=cols, use_threads=False)
     col = t.column(text_col)
     if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or pa.types.is_null(col.type)
             or getattr(pa.types, "is_string_view", lambda _: False)(col.type)):

@@ -12,3 +12,10 @@ def write_parallel(path: Path, segs, langs) -> Path:
         for s in segs:
             f.write(json.dumps({"id": s.id, **{lang: s.texts.get(lang, "") for lang in langs}}, ensure_ascii=False) + "\n")
     return path
+
+
+def pud_segments(langs: list[str]) -> list:
+    """PUD's segments in ``langs`` (../shared via $TOKSTAT_DATA), in id order: the population the studies draw from."""
+    from tokstat import load_corpus
+
+    return sorted(load_corpus("ud-pud").select(langs), key=lambda s: s.id)

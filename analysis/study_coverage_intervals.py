@@ -22,9 +22,9 @@ import warnings
 from pathlib import Path
 
 import polars as pl
-from corpus_parts import write_parallel
+from corpus_parts import pud_segments, write_parallel
 
-from tokstat import compare, load_corpus
+from tokstat import compare
 
 TOK = "tiktoken:o200k_base"
 OTHER = "tiktoken:cl100k_base"
@@ -63,7 +63,7 @@ def pair_ratio(df: pl.DataFrame) -> tuple[float, float | None, float | None]:
 
 
 def study(draws: int, n: int) -> pl.DataFrame:
-    segs = sorted(load_corpus("ud-pud").select(LANGS), key=lambda s: s.id)
+    segs = pud_segments(LANGS)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)

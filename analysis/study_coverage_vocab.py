@@ -21,9 +21,9 @@ import warnings
 from pathlib import Path
 
 import polars as pl
-from corpus_parts import write_parallel
+from corpus_parts import pud_segments, write_parallel
 
-from tokstat import load_corpus, sweep
+from tokstat import sweep
 from tokstat.cost.model import preset
 from tokstat.vocabplan import plan_from
 
@@ -40,7 +40,7 @@ def plan_of(path: Path):
 
 
 def study(draws: int) -> pl.DataFrame:
-    segs = sorted(load_corpus("ud-pud").select(LANGS), key=lambda s: s.id)
+    segs = pud_segments(LANGS)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)

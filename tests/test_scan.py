@@ -316,3 +316,21 @@ def test_the_ratio_interval_covers_the_population_ratio():
         lo, hi = ratio_interval(y[s], x[s], 5000)
         hits += lo <= R <= hi
     assert 0.91 <= hits / 400 <= 0.99
+
+
+def test_the_one_pass_keeps_compares_guards(corpus_dir, tmp_path):
+    """The one-pass path refuses what the exact path refuses: a document over --max-chars (naming its
+    file, before anything is encoded) and --calibrate without a pivot; budget --exact too."""
+    from tokstat.budget import budget
+    from tokstat.compare import compare
+
+    c = load_corpus(str(corpus_dir))
+    with pytest.raises(TokstatError, match=r"\.parquet.*over the limit of 20 per text.*--max-chars"):
+        compare(c, ["tiktoken:cl100k_base"], pivot=None, diagnostics="sample", max_chars=20)
+    with pytest.raises(TokstatError, match="--calibrate needs a pivot"):
+        compare(c, ["tiktoken:cl100k_base"], pivot=None, diagnostics="sample", calibrate="sample")
+    (tmp_path / "d").mkdir()
+    pl.DataFrame({"text": ["x" * 1_000_001], "language": ["en"]}).write_parquet(tmp_path / "d" / "big.parquet")
+    with pytest.raises(TokstatError, match=r"big\.parquet.*over the limit") as e:
+        budget(str(tmp_path / "d"), ["tiktoken:cl100k_base"], exact=True, workers=1)
+    assert "--max-chars" not in str(e.value)       # budget has no such option: the hint does not name it

@@ -124,8 +124,7 @@ def budget(corpus: str | Corpus, tokenizers: list, *, sample: float | int = 0.01
 
 
 def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, address, progress, backend, **load_kw):
-    from .adapters.fast import select_backend
-    from .compare import resolve_tokenizers
+    from .compare import resolve_tokenizers, with_backend
 
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus, **load_kw)
     if c.kind != "monolingual":
@@ -160,16 +159,13 @@ def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, 
     stratum_of = {k: h for h in strata for k in drawn_by[h]}
     m = len(drawn)
     # verified on the probes here and on the corpus's own texts inside the one pass (engine.scan)
-    adapters: list[Adapter] = select_backend(resolve_tokenizers(list(tokenizers), c), backend, [])
+    adapters: list[Adapter] = with_backend(resolve_tokenizers(list(tokenizers), c), backend, None, list(c.languages))
     langs = list(c.languages)
     li = {lang: k for k, lang in enumerate(langs)}
     from .progress import Meter
 
     todo = list(range(M)) if exact else sorted(drawn)
-    plan = plan_for(c, adapters, block=block, keep=frozenset(drawn))
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers < 1:
-        raise TokstatError(f"--workers must be at least 1, not {workers}", fix="pass --workers 1 or more")
+    plan = plan_for(c, adapters, cls, block=block, keep=frozenset(drawn))
     label = f"budget {c.name}: {'every cluster' if exact else f'{m:,} of {M:,} clusters'}"
     with Meter(label, enabled=progress, total=None) as meter:
         scan = run_scan(plan, todo, workers=workers, engine=engine, address=address, progress=meter)

@@ -126,16 +126,19 @@ def resolve_tokenizers(tokenizers: list[str | Adapter], corpus: Corpus) -> list[
     return out
 
 
-def with_backend(adapters: list[Adapter], backend: str | None, corpus: Corpus, langs: list[str]) -> list[Adapter]:
+def with_backend(adapters: list[Adapter], backend: str | None, corpus: Corpus | None, langs: list[str]) -> list[Adapter]:
     """``adapters`` counted by the backend asked for (:func:`tokstat.adapters.fast.select_backend`),
-    verified on the head of ``corpus`` (up to ``VERIFY_PER_LANGUAGE`` texts of every language)."""
+    verified on the head of ``corpus`` (up to ``VERIFY_PER_LANGUAGE`` texts of every language);
+    ``corpus`` None: on the probes only, for a run that verifies the corpus's own texts as it reads
+    them (:mod:`tokstat.engine.scan`)."""
     from .adapters.fast import FastAdapter, check_backend, select_backend, supports, verification_sample
 
     if backend is None:             # as given: a caller that chose the backend already
         return adapters
     check_backend(backend)          # before the corpus is read for the verification sample
-    if backend != "reference" and not any(supports(a) is None and not isinstance(a, FastAdapter) for a in adapters):
-        return select_backend(adapters, backend, [])      # nothing to verify: no need to read the corpus
+    if corpus is None or (backend != "reference"
+                          and not any(supports(a) is None and not isinstance(a, FastAdapter) for a in adapters)):
+        return select_backend(adapters, backend, [])      # nothing to verify here: no need to read the corpus
     return select_backend(adapters, backend, [] if backend == "reference" else verification_sample(corpus, langs))
 
 
@@ -413,13 +416,12 @@ DIAG_EXACT_BELOW = 64 << 20
 def text_size_estimate(files: list[tuple[str, str | None]]) -> int:
     """Bytes of the corpus's files as stored uncompressed (Parquet: its row groups' uncompressed
     size, from the metadata only; other files: their size on disk)."""
-    import pyarrow.parquet as pq
+    from .io import parquet_file
 
     total = 0
     for path, _ in files:
         if str(path).lower().endswith(".parquet"):
-            md = pq.ParquetFile(path).metadata
-            total += sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+            total += parquet_file(path, "shard").uncompressed_size
         else:
             total += os.path.getsize(path)
     return total
@@ -511,12 +513,8 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     resolved = resolve_tokenizers(list(tokenizers), c)
     one_pass = _sampled_diagnostics(c, resolved, diagnostics, join, bool(segments_out or return_segments),
                                     segments_text)
-    if one_pass and backend is not None:       # verified on the probes here, on the corpus inside the pass
-        from .adapters.fast import select_backend
-
-        adapters = select_backend(resolved, backend, [])
-    else:
-        adapters = with_backend(resolved, backend, c, langs)
+    # the one pass verifies the fast path on the corpus's texts as it reads them: no head sample here
+    adapters = with_backend(resolved, backend, None if one_pass else c, langs)
     ids = [a.id for a in adapters]
     if len(set(ids)) != len(ids):
         raise TokstatError(f"the same tokenizer id twice: {ids}", fix="pass each tokenizer once")
@@ -528,11 +526,23 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                for lang in langs}
     if any(n and n.startswith("jieba") for n in segname.values()):
         jieba_words("预热")   # load the dictionary once, before workers are forked
+    if max_chars < 1:
+        raise TokstatError(f"--max-chars must be at least 1, not {max_chars}", fix="e.g. --max-chars 1000000")
+    mono = c.kind == "monolingual"
+    if mono and join:
+        raise TokstatError("--join encodes each language's aligned segments as one text; a monolingual corpus has "
+                           "documents", fix="drop --join")
+    if calibrate is not None and not mono:
+        raise TokstatError("--calibrate gives a monolingual corpus its content; this corpus is parallel and has its "
+                           "own premium", fix="drop --calibrate")
+    if calibrate is not None and pivot is None:
+        raise TokstatError("--calibrate needs a pivot language", fix="pass --pivot LANG")
+    cal = load_calibration(calibrate, langs, pivot) if calibrate is not None else None
     if one_pass:
         from .diagnose import compare_sampled
 
-        return compare_sampled(c, adapters, pivot=pivot, segname=segname, segmenters=segmenters, words=words,
-                               calibrate=calibrate, n_boot=n_boot, boot_seed=boot_seed, seed=diag_seed,
+        return compare_sampled(c, adapters, pivot=pivot, segmenters=segmenters, words=words,
+                               cal=cal, n_boot=n_boot, boot_seed=boot_seed, seed=diag_seed,
                                workers=workers, engine=engine, address=address, progress=progress,
                                max_chars=max_chars, batch_size=batch_size)
     fp = c.fingerprint()
@@ -552,18 +562,6 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             raise TokstatError("--join with tokenizers trained here needs one held-out split for all of them",
                                fix="compare the trained and pretrained tokenizers in separate runs, or drop --join")
         join_split = next(iter(splits.values()))   # the joined text is that split's held-out segments
-    if max_chars < 1:
-        raise TokstatError(f"--max-chars must be at least 1, not {max_chars}", fix="e.g. --max-chars 1000000")
-    mono = c.kind == "monolingual"
-    if mono and join:
-        raise TokstatError("--join encodes each language's aligned segments as one text; a monolingual corpus has "
-                           "documents", fix="drop --join")
-    if calibrate is not None and not mono:
-        raise TokstatError("--calibrate gives a monolingual corpus its content; this corpus is parallel and has its "
-                           "own premium", fix="drop --calibrate")
-    if calibrate is not None and pivot is None:
-        raise TokstatError("--calibrate needs a pivot language", fix="pass --pivot LANG")
-    cal = load_calibration(calibrate, langs, pivot) if calibrate is not None else None
     cal_tok: dict[str, dict] = {}
     job = Job(adapters, langs, pivot, c.gold_words, segname, splits=splits, join=join,
               keep_rows=bool(segments_out or return_segments), max_chars=max_chars, keep_text=segments_text,

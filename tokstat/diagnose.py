@@ -25,7 +25,6 @@ For a monolingual corpus of files above :data:`tokstat.compare.DIAG_EXACT_BELOW`
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import polars as pl
@@ -76,15 +75,14 @@ def ratio_interval(y: np.ndarray, x: np.ndarray, N: int) -> tuple[float | None, 
     return max(0.0, r - h), r + h
 
 
-def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segname, segmenters, words, calibrate, n_boot,
-                    boot_seed, seed, workers, engine, address, progress, max_chars, batch_size) -> pl.DataFrame:
-    """See the module docstring."""
-    from .compare import calibrated_premium, calibration_tokens, compare, load_calibration
+def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segmenters, words, cal: dict | None, n_boot,
+                    boot_seed, seed, workers: int, engine, address, progress, max_chars, batch_size) -> pl.DataFrame:
+    """See the module docstring. ``cal``: the calibration set :func:`tokstat.compare.compare` loaded."""
+    from .compare import calibrated_premium, calibration_tokens, compare
 
     langs = list(c.languages)
-    workers = (os.cpu_count() or 1) if workers is None else workers
     k = sample_size(len(langs))
-    plan = plan_for(c, adapters, buckets=True, sample_k=k, seed=seed)
+    plan = plan_for(c, adapters, buckets=True, sample_k=k, seed=seed, max_chars=max_chars, max_chars_option=True)
     with Meter(f"compare {c.name}: one pass", enabled=progress) as meter:
         scan = run_scan(plan, list(range(len(plan.units))), workers=workers, engine=engine, address=address,
                         progress=meter)
@@ -97,7 +95,7 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segname, segme
                        workers=min(workers, 2), engine="local", progress=False, max_chars=max_chars,
                        words=words, backend=None, segmenters=segmenters, diagnostics="exact", batch_size=batch_size)
     sample_fp = sample.fingerprint()
-    cal = load_calibration(calibrate, langs, pivot) if calibrate is not None else None
+    cal_tokens = {a.id: calibration_tokens(a, cal) for a in adapters} if cal is not None else {}   # once per tokenizer
     tot = scan.totals
     li = {lang: i for i, lang in enumerate(langs)}
     ai = {a.id: i for i, a in enumerate(adapters)}
@@ -131,7 +129,7 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segname, segme
             own = _Own(bt, bc)
             piv = own if r["language"] == pivot else _Own(scan.bucket_tokens[a, li[pivot]], scan.bucket_chars[li[pivot]])
             r.update(calibrated_premium(own, piv, cal, r["language"], n_boot=n_boot, seed=boot_seed,
-                                        cal_tokens=calibration_tokens(adapters[a], cal).get(r["language"])))
+                                        cal_tokens=cal_tokens[r["tokenizer"]].get(r["language"])))
         sig = r["signature"].replace(f"corpus:{c.name}@{sample_fp[:8]}", f"corpus:{c.name}@{fp[:8]}")
         head, _, version = sig.rpartition("|")
         r["signature"] = f"{head}|diag:sample-{n_sample}-seed{seed}|{version}"

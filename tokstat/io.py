@@ -245,6 +245,13 @@ class ParquetFile:
     def num_row_groups(self) -> int:
         return self._guard(lambda: self._pf.metadata.num_row_groups, "cannot read the Parquet footer")
 
+    @property
+    def uncompressed_size(self) -> int:
+        """Bytes of every row group as stored uncompressed (from the footer alone)."""
+        return self._guard(lambda: sum(self._pf.metadata.row_group(i).total_byte_size
+                                       for i in range(self._pf.metadata.num_row_groups)),
+                           "cannot read the Parquet footer")
+
     def read_row_group(self, i: int, columns: list[str] | None = None, use_threads: bool = True):
         """Row group ``i``; ``use_threads=False`` decodes it on this thread (4× less CPU for a small row
         group than Arrow's pool, measured: what a worker that owns one core wants)."""

@@ -202,7 +202,8 @@ def unspelt(lens: np.ndarray, counts: np.ndarray, texts: list[str]) -> np.ndarra
     c = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=c[1:])
     off = offsets(counts)
-    nbytes = np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=len(texts))
+    nbytes = np.fromiter((len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts), dtype=np.int64,
+                         count=len(texts))
     return np.flatnonzero(c[off[1:]] - c[off[:-1]] != nbytes)
 
 

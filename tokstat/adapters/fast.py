@@ -162,55 +162,49 @@ class FastAdapter(Adapter):
     def decode(self, ids: list[int]) -> str:
         return self.ref.decode(ids)
 
-    def encode_fast(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Flat int64 ids (the reference's id space) and tokens per text, from gigatoken."""
+    def _flat(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """gigatoken's flat ids (its own array and dtype, gigatoken's id space) and each text's offsets into them."""
         arr = self.tok.encode_batch(list(texts), parallel=None if self.threads != 1 else False)
         lay = arr.layout
         try:
             off = np.asarray(lay.offsets.data, dtype=np.int64)
-            ids = np.asarray(lay.content.data[off[0]:off[-1]], dtype=np.int64)
+            return np.asarray(lay.content.data)[off[0]:off[-1]], off - off[0]
         except AttributeError:       # not a plain list-offset layout: let awkward flatten it
             import awkward as ak
 
-            ids = ak.to_numpy(ak.flatten(arr)).astype(np.int64)
-            off = offsets(ak.to_numpy(ak.num(arr)).astype(np.int64))
-        return ids + self.id_offset, np.diff(off)
+            return ak.to_numpy(ak.flatten(arr)), offsets(ak.to_numpy(ak.num(arr)).astype(np.int64))
+
+    def encode_fast(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Flat int64 ids (the reference's id space) and tokens per text, from gigatoken."""
+        raw, off = self._flat(texts)
+        return raw.astype(np.int64) + self.id_offset, np.diff(off)
 
     def token_counts(self, texts: list[str]) -> np.ndarray:
         """Tokens per text from gigatoken's flat ids, checked as :meth:`_encode` checks them (the
         tokens' bytes add up to each text's, else the reference encodes the text and must agree).
-        The ids stay in gigatoken's own array (no int64 copy): only their byte lengths are looked up."""
+        The ids stay in gigatoken's own array (no int64 copy) unless a text needs the reference."""
         if self.disabled:
             return self.ref.token_counts(texts)
         with native_errors(self.id):
-            arr = self.tok.encode_batch(list(texts), parallel=None if self.threads != 1 else False)
-        lay = arr.layout
-        try:
-            off = np.asarray(lay.offsets.data, dtype=np.int64)
-            raw = np.asarray(lay.content.data)[off[0]:off[-1]]
-            off = off - off[0]
-        except AttributeError:       # not a plain list-offset layout: the general path
-            return self._counts_checked(texts, *self.encode_fast(texts))
+            raw, off = self._flat(texts)
         counts = np.diff(off)
-        c = np.zeros(len(raw) + 1, dtype=np.int64)
-        np.cumsum(self._lens[raw], out=c[1:])
-        nbytes = np.fromiter((len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts), dtype=np.int64,
-                             count=len(texts))
-        if np.array_equal(c[off[1:]] - c[off[:-1]], nbytes):
-            return counts
-        return self._counts_checked(texts, *self.encode_fast(texts))
-
-    def _counts_checked(self, texts: list[str], ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        lens = self._lens[ids - self.id_offset] if len(ids) else np.zeros(0, dtype=np.int64)
-        bad = unspelt(lens, counts, texts)
-        if len(bad):
-            r_ids, r_counts, _, _ = self.ref._encode([texts[i] for i in bad])
-            off = offsets(counts)
-            f_ids = np.concatenate([ids[off[i]:off[i + 1]] for i in bad])
-            if not (np.array_equal(r_counts, counts[bad]) and np.array_equal(r_ids, f_ids)):
-                self._turn_off(f"a text of {len(texts[bad[0]].encode('utf-8')):,} bytes differs")
-                return self.ref.token_counts(texts)
+        bad = unspelt(self._lens[raw], counts, texts)
+        if len(bad) and self._reference_for(texts, raw.astype(np.int64) + self.id_offset, counts, bad) is None:
+            return self.ref.token_counts(texts)
         return counts
+
+    def _reference_for(self, texts: list[str], ids: np.ndarray, counts: np.ndarray, bad: np.ndarray):
+        """The reference's ``(ids, counts, starts, ends)`` of texts ``bad`` — whose tokens' bytes do
+        not add up to the text's: a normaliser changed them (the reference takes its offsets path), or
+        the fast library is wrong. Its ids must be the batch's; if not, the fast path is turned off
+        for this tokenizer and None is returned."""
+        ref = self.ref._encode([texts[i] for i in bad])
+        off = offsets(counts)
+        f_ids = np.concatenate([ids[off[i]:off[i + 1]] for i in bad])
+        if np.array_equal(ref[1], counts[bad]) and np.array_equal(ref[0], f_ids):
+            return ref
+        self._turn_off(f"a text of {len(texts[bad[0]].encode('utf-8')):,} bytes differs")
+        return None
 
     def _encode(self, texts):
         if self.disabled:
@@ -219,17 +213,13 @@ class FastAdapter(Adapter):
             ids, counts = self.encode_fast(texts)
         lens = self._lens[ids - self.id_offset] if len(ids) else np.zeros(0, dtype=np.int64)
         bad = unspelt(lens, counts, texts)
-        off = offsets(counts)
         starts, ends = spans_from_lengths(lens, counts)
         if len(bad):
-            # a normaliser changed the text (the reference takes its offsets path for these texts), or
-            # the fast library is wrong: the reference encodes them, and its ids must be the batch's
-            r_ids, r_counts, r_starts, r_ends = self.ref._encode([texts[i] for i in bad])
-            f_ids = np.concatenate([ids[off[i]:off[i + 1]] for i in bad])
-            if not (np.array_equal(r_counts, counts[bad]) and np.array_equal(r_ids, f_ids)):
-                self._turn_off(f"a text of {len(texts[bad[0]].encode('utf-8')):,} bytes differs")
+            ref = self._reference_for(texts, ids, counts, bad)
+            if ref is None:
                 return self.ref._encode(texts)
-            ro = offsets(r_counts)
+            _, r_counts, r_starts, r_ends = ref
+            off, ro = offsets(counts), offsets(r_counts)
             for k, i in enumerate(bad):       # same ids: the reference's spans for these texts
                 starts[off[i]:off[i + 1]] = r_starts[ro[k]:ro[k + 1]]
                 ends[off[i]:off[i + 1]] = r_ends[ro[k]:ro[k + 1]]
@@ -239,7 +229,7 @@ class FastAdapter(Adapter):
         self.disabled = why
         self.library_version = self.reference_version
         warnings.warn(f"{self.id}: {self.engine} gave other ids than {self.reference_version} ({why}); "
-                      "the fast path is off for it, the run continues on the reference library", stacklevel=3)
+                      "the fast path is off for it, the run continues on the reference library", stacklevel=4)
 
 
 def first_difference(fast: FastAdapter, texts: list[str]) -> str | None:

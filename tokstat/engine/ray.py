@@ -86,10 +86,7 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
         @ray.remote(num_cpus=1)
         class Scanner:
             def __init__(self, plan):
-                os.environ["TOKENIZERS_PARALLELISM"] = "false"
-                os.environ["RAYON_NUM_THREADS"] = "1"
-                for a in plan.adapters:
-                    a.threads = 1
+                _single_threaded(plan)
                 self.plan, self.acc = plan, plan.empty()
                 self.verifier, self.cache = Verifier(plan), {}
 
@@ -106,19 +103,8 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
 
         plan_ref = ray.put(plan)
         actors = [Scanner.remote(plan_ref) for _ in range(n)]
-        tasks = chunks(todo, n)
-        inflight: list = []
-        for k, chunk in enumerate(tasks):
-            inflight.append(actors[k % n].add.remote(chunk))
-            if len(inflight) >= 2 * n:
-                ready, inflight = ray.wait(inflight, num_returns=1)
-                got = _get(ray, ready[0])
-                if progress:
-                    progress.advance(*got)
-        for ref in inflight:
-            got = _get(ray, ref)
-            if progress:
-                progress.advance(*got)
+        _dispatch(ray, (actors[k % n].add.remote(chunk) for k, chunk in enumerate(chunks(todo, n))), n, progress,
+                  lambda ref: _get(ray, ref))
         acc = plan.empty()
         for part in ray.get([a.result.remote() for a in actors]):
             acc.merge(part)
@@ -129,6 +115,24 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
     finally:
         if started:
             ray.shutdown()
+
+
+def _dispatch(ray, calls, n: int, progress, get) -> None:
+    """Submit ``calls`` (an iterator of object refs, each returning ``(segments, bytes)`` done), at
+    most ``2n`` in flight at once (the driver never holds more), advancing ``progress`` as they end;
+    ``get`` fetches one result."""
+    inflight: list = []
+    for ref in calls:
+        inflight.append(ref)
+        if len(inflight) >= 2 * n:
+            ready, inflight = ray.wait(inflight, num_returns=1)
+            got = get(ready[0])
+            if progress:
+                progress.advance(*got)
+    for ref in inflight:
+        got = get(ref)
+        if progress:
+            progress.advance(*got)
 
 
 def _get(ray, ref):
@@ -172,19 +176,9 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
 
         job_ref = ray.put(job)
         actors = [Counter.remote(job_ref) for _ in range(n)]
-        inflight: list = []
         items = shards if shards else (Columns.of(b, job.langs, job.gold, job.monolingual) for b in batches(corpus, batch_size))
-        for k, payload in enumerate(items):
-            actor = actors[k % n]
-            inflight.append(actor.add_shard.remote(k, payload) if shards else actor.add.remote(k, payload))
-            if len(inflight) >= 2 * n:  # bounded: the driver never holds more than 2n batches
-                ready, inflight = ray.wait(inflight, num_returns=1)
-                got = ray.get(ready[0])
-                if progress:
-                    progress.advance(*got)
-        for got in ray.get(inflight):
-            if progress:
-                progress.advance(*got)
+        _dispatch(ray, ((actors[k % n].add_shard if shards else actors[k % n].add).remote(k, payload)
+                        for k, payload in enumerate(items)), n, progress, ray.get)
         acc = job.empty()
         for part in ray.get([a.result.remote() for a in actors]):
             acc = merge(acc, part)

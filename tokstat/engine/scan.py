@@ -43,6 +43,7 @@ from ..corpus import normalizer
 from ..errors import TokstatError
 from ..io import parquet_file, regular_file
 from ..loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
+from .job import MAX_CHARS
 
 #: bytes of a JSONL/text block (one unit)
 BLOCK = 1 << 20
@@ -286,6 +287,8 @@ class Plan:
     sample_k: int = 0                   # documents per language in the diagnostic sample (0: none)
     seed: int = 0
     source: str = ""
+    max_chars: int = MAX_CHARS          # a longer document is an error naming its file (as in engine.job)
+    max_chars_option: bool = False      # the command has --max-chars (its fix hint may name it)
 
     def empty(self) -> Scan:
         out = Scan(Counts.zeros(len(self.adapters), len(self.langs)))
@@ -347,6 +350,12 @@ def count_unit(plan: Plan, k: int, acc: Scan, verifier: Verifier | None = None, 
     data = [t.encode("utf-8") for t in texts]
     nbytes = np.fromiter(map(len, data), dtype=np.int64, count=len(data))
     nchars = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    if len(nchars) and nchars.max() > plan.max_chars:       # before anything is encoded (engine.job's rule)
+        n = int(nchars.max())
+        raise TokstatError(f"a document of {n:,} characters ({cl.kind} {cl.index}, row {int(nchars.argmax())}) is "
+                           f"over the limit of {plan.max_chars:,} per text", path=cl.path,
+                           fix="split long documents into paragraphs"
+                               + (f", or raise the limit with --max-chars {n}" if plan.max_chars_option else ""))
     h = hashlib.sha256(idx.tobytes())
     h.update(nbytes.tobytes())
     h.update(b"".join(data))
@@ -378,12 +387,9 @@ def count_unit(plan: Plan, k: int, acc: Scan, verifier: Verifier | None = None, 
         acc.bucket_bytes[:, b] += c.bytes
     if plan.sample_k and live.any():
         keys = np.random.default_rng([plan.seed, k]).random(len(texts))
-        ids = None
+        ids = [f"{cl.label}:{r}" for r in range(len(texts))]
         for lang in np.unique(li_live).tolist():
-            rows = np.flatnonzero(live & (idx == lang))
-            if ids is None:
-                ids = [f"{cl.label}:{r}" for r in range(len(texts))]
-            acc.sample.offer(lang, keys, ids, texts, rows)
+            acc.sample.offer(lang, keys, ids, texts, np.flatnonzero(live & (idx == lang)))
     return len(texts)
 
 
@@ -413,8 +419,6 @@ def _init_worker() -> None:
     from .local import _single_threaded
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.environ["TOKENIZERS_PARALLELISM"] = "false"
-    os.environ["RAYON_NUM_THREADS"] = "1"
     _single_threaded(_PLAN)      # the libraries on one thread each: the processes use the cores
 
 
@@ -424,11 +428,14 @@ def chunks(todo: list[int], workers: int) -> list[list[int]]:
     return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
-def run_scan(plan: Plan, todo: list[int], *, workers: int = 1, engine: str = "local", address: str | None = None,
+def run_scan(plan: Plan, todo: list[int], *, workers: int | None = 1, engine: str = "local", address: str | None = None,
              progress=None) -> Scan:
     """Count units ``todo`` of ``plan``; ``workers`` processes (or Ray actors) each read their own
     units. When the fast library is found to differ from the reference on a text, it is turned off
-    for that tokenizer (one warning) and the pass is rerun."""
+    for that tokenizer (one warning) and the pass is rerun. ``workers`` None: all cores."""
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers < 1:
+        raise TokstatError(f"--workers must be at least 1, not {workers}", fix="pass --workers 1 or more")
     while True:
         try:
             if engine == "ray":
@@ -446,10 +453,9 @@ def _run_local(plan: Plan, todo: list[int], *, workers: int, progress) -> Scan:
     acc = plan.empty()
     if workers <= 1 or len(todo) < 2:
         from .local import _cores
-        from .job import Job
 
         ver, cache = Verifier(plan), {}
-        with _cores(Job(plan.adapters, [], None, frozenset(), {}), workers):
+        with _cores(plan, workers):
             for k in todo:
                 before = acc.read
                 n = count_unit(plan, k, acc, ver, cache)
@@ -475,12 +481,13 @@ def _run_local(plan: Plan, todo: list[int], *, workers: int, progress) -> Scan:
     return acc
 
 
-def plan_for(corpus, adapters: list[Adapter], **kw) -> Plan:
-    """The :class:`Plan` of a monolingual corpus made of files (``corpus.meta['files']``)."""
+def plan_for(corpus, adapters: list[Adapter], units: list[Cluster] | None = None, **kw) -> Plan:
+    """The :class:`Plan` of a monolingual corpus made of files (``corpus.meta['files']``); ``units``:
+    its :func:`clusters` when the caller has them already (cut with the same ``block``)."""
     meta = corpus.meta
     files = meta.get("files") or []
     block = kw.pop("block", BLOCK)
-    return Plan(clusters(files, block), list(corpus.languages), adapters, block=block,
+    return Plan(clusters(files, block) if units is None else units, list(corpus.languages), adapters, block=block,
                 text_col=meta.get("text_col") or "text", lang_col=meta.get("lang_col"),
                 lang_id=meta.get("lang_id") or "off", normalize=meta.get("normalize", "nfc"),
                 source=corpus.name, **kw)

@@ -335,6 +335,8 @@ def _premium_cell(r, c):
         return with_interval(r.get("premium"), r.get("premium_ci_low"), r.get("premium_ci_high"))
     if c == "premium_mean_of_ratios":
         return with_interval(r[c], r.get("premium_mor_ci_low"), r.get("premium_mor_ci_high"))
+    if c == "vs_baseline":
+        return with_interval(r.get(c), r.get("vs_baseline_ci_low"), r.get("vs_baseline_ci_high"), c)
     return fmt(r.get(c), c)
 
 
@@ -447,6 +449,24 @@ def _print_choice(df, mix) -> None:
     _print(f"which tokenizer for this mix: {ch.sentence()}")
 
 
+def _print_switch(df, base: str) -> None:
+    """What switching from the baseline changes: per other tokenizer, the languages where tokens
+    change least and most (× the baseline's tokens on the same texts, 95 % paired interval)."""
+    import polars as pl
+
+    for t in df["tokenizer"].unique(maintain_order=True).to_list():
+        if t == base:
+            continue
+        g = df.filter((pl.col("tokenizer") == t) & pl.col("vs_baseline").is_not_null()).sort("vs_baseline")
+        if not g.height:
+            continue
+        lo, hi = g.row(0, named=True), g.row(-1, named=True)
+        span = (f"{_premium_cell(lo, 'vs_baseline')} on {lo['language']}" if g.height == 1 else
+                f"from {_premium_cell(lo, 'vs_baseline')} on {lo['language']} to {_premium_cell(hi, 'vs_baseline')} "
+                f"on {hi['language']}")
+        _print(f"switching {base} → {t}: tokens × the baseline's {span} ({g.height} language(s), same texts)")
+
+
 def _lossy_of(df) -> set[str]:
     """The tokenizers of a compare table that lose text (:func:`tokstat.metrics.unreliable`)."""
     from .metrics import unreliable
@@ -503,12 +523,14 @@ backend_option = click.option(
               help="monolingual files: tokens, characters and bytes are always exact (one pass); the other columns "
                    "on a seeded document sample above 64 MiB of text (auto), always (sample) or never (exact)")
 @click.option("--diag-seed", type=int, default=0, show_default=True, help="seed of the diagnostic document sample")
+@click.option("--baseline", metavar="TOKENIZER", help="each tokenizer's tokens relative to this one's on the same texts "
+              "(a -t spec or id; added when not given with -t)")
 @max_chars_option
 @quiet_option
 @wide_option
 def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, join, sort_by, matrix, show_signatures,
             calibrate, table_format, group_by, segmenter_choices, boot_seed, workers, engine, address, backend,
-            diagnostics, diag_seed, max_chars, quiet, mix, mix_unit, **kw):
+            diagnostics, diag_seed, baseline, max_chars, quiet, mix, mix_unit, **kw):
     """Token statistics and the premium per (tokenizer, language) on CORPUS_SPEC."""
     from .compare import compare as compare_api
     from .io import write_tables
@@ -529,8 +551,14 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,
                       progress=False if quiet else None, max_chars=max_chars, segments_text=segments_text,
                       calibrate=calibrate, backend=backend, segmenters=chosen, diagnostics=diagnostics,
-                      diag_seed=diag_seed)
+                      diag_seed=diag_seed, baseline=baseline)
     df, segs = res if segments_out else (res, None)
+    shown_cols, wide_cols = SHOWN, SHOWN_WIDE
+    if baseline is not None:
+        base = df["baseline"][0]
+        vs = ("vs_baseline", "× baseline [95% CI]")
+        shown_cols = [*SHOWN[:3], vs, *SHOWN[3:]]
+        wide_cols = [*SHOWN_WIDE[:3], vs, *SHOWN_WIDE[3:]]
     shown = df.sort(sort_by, descending=SORTS[sort_by], nulls_last=True, maintain_order=True) if sort_by else df
     rows = list(shown.iter_rows(named=True))
     bad = _lossy_of(df)
@@ -541,7 +569,7 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
 
         if matrix:
             raise TokstatError("--matrix is a terminal view", fix="drop --matrix with --format md|latex")
-        click.echo(export_table(rows, SHOWN, _premium_cell, table_format,
+        click.echo(export_table(rows, shown_cols, _premium_cell, table_format,
                                 caption=f"{title}; {len(set(df['signature'].to_list()))} signature(s) in the --out files"),
                    nl=False)
         _print_groups(_group_rows(df, dims, None, None), table_format, bad)
@@ -552,7 +580,9 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
     if matrix:
         _print(_matrix(pl_rows(rows), title))
     else:
-        _print(_table(title, SHOWN, rows, _premium_cell, wide_cols=SHOWN_WIDE))
+        _print(_table(title, shown_cols, rows, _premium_cell, wide_cols=wide_cols))
+    if baseline is not None:
+        _print_switch(df, base)
     if lossy:
         _print(f"{LOSSY} loses text: unknown tokens on over 1% of a language's characters, or a decoder that does not "
                "give the sampled texts back; its other figures are unreliable")

@@ -23,7 +23,7 @@ from .errors import TokstatError
 from .integrity import check_pin
 from .io import check_outputs, write_tables
 from .loaders import load_corpus
-from .metrics import COMPARE_COLUMNS, INFO_COLUMNS, SAMPLE_COLUMNS, paired_tpc_replicates, summarize
+from .metrics import COMPARE_COLUMNS, INFO_COLUMNS, SAMPLE_COLUMNS, paired_tpc_replicates, summarize, versus_baseline
 from .progress import Meter
 from .segmenters import jieba_words, segmenter_name
 from .split import Split
@@ -459,7 +459,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             address: str | None = None, progress: bool | None = None, max_chars: int = MAX_CHARS,
             segments_text: bool = False, calibrate: str | Corpus | None = None, words: bool = True,
             backend: str | None = "auto", segmenters: dict[str, str] | None = None, diagnostics: str = "auto",
-            diag_seed: int = 0):
+            diag_seed: int = 0, baseline: str | None = None):
     """Compare tokenizers on a parallel corpus; returns a polars DataFrame with ``COMPARE_COLUMNS``.
 
     Each segment is encoded on its own without special tokens (``join=True``: one text per language).
@@ -511,6 +511,14 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     if diagnostics not in DIAGNOSTICS:
         raise TokstatError(f"unknown --diagnostics {diagnostics!r}", fix="use --diagnostics auto, exact or sample")
     resolved = resolve_tokenizers(list(tokenizers), c)
+    base_id = None
+    if baseline is not None:     # a spec given with -t, an id of one of them, or another tokenizer (added)
+        base_id = next((a.id for t, a in zip(tokenizers, resolved) if t == baseline or a.id == baseline), None)
+        if base_id is None:
+            extra = resolve_tokenizers([baseline], c)[0]
+            base_id = extra.id
+            if all(a.id != base_id for a in resolved):
+                resolved.append(extra)
     one_pass = _sampled_diagnostics(c, resolved, diagnostics, join, bool(segments_out or return_segments),
                                     segments_text)
     # the one pass verifies the fast path on the corpus's texts as it reads them: no head sample here
@@ -541,10 +549,11 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     if one_pass:
         from .diagnose import compare_sampled
 
-        return compare_sampled(c, adapters, pivot=pivot, segmenters=segmenters, words=words,
-                               cal=cal, n_boot=n_boot, boot_seed=boot_seed, seed=diag_seed,
-                               workers=workers, engine=engine, address=address, progress=progress,
-                               max_chars=max_chars, batch_size=batch_size)
+        df = compare_sampled(c, adapters, pivot=pivot, segmenters=segmenters, words=words,
+                             cal=cal, n_boot=n_boot, boot_seed=boot_seed, seed=diag_seed,
+                             workers=workers, engine=engine, address=address, progress=progress,
+                             max_chars=max_chars, batch_size=batch_size)
+        return df if base_id is None else versus_baseline(df, base_id)
     fp = c.fingerprint()
     splits = {}
     for a in adapters:
@@ -645,6 +654,8 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         infer_schema_length=None)
     df = with_rtc(df, pivot if not mono else None).select(COMPARE_COLUMNS)
     _check_aligned(df, c, first, pivot, mono, {lang: int(stats[(first, lang)].pair_n.sum()) for lang in langs})
+    if base_id is not None:
+        df = versus_baseline(df, base_id)
     if not job.keep_rows:
         return df
     segs = pl.concat(seg_frames).select("tokenizer", "language", pl.exclude("tokenizer", "language"))

@@ -192,9 +192,10 @@ def spans_from_lengths(lens: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray
 
 
 
-def unspelt(lens: np.ndarray, counts: np.ndarray, texts: list[str]) -> np.ndarray:
+def unspelt(lens: np.ndarray, counts: np.ndarray, texts: list[str], nbytes: np.ndarray | None = None) -> np.ndarray:
     """Indices of the texts whose tokens' byte lengths (``lens``, flat; ``counts`` per text) do not
-    add up to the text's UTF-8 length: a normaliser changed them, or the ids are wrong.
+    add up to the text's UTF-8 length (``nbytes`` when the caller has it): a normaliser changed
+    them, or the ids are wrong.
 
     >>> unspelt(np.array([1, 2, 3]), np.array([2, 1]), ["abc", "ab"]).tolist()
     [1]
@@ -202,8 +203,9 @@ def unspelt(lens: np.ndarray, counts: np.ndarray, texts: list[str]) -> np.ndarra
     c = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=c[1:])
     off = offsets(counts)
-    nbytes = np.fromiter((len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts), dtype=np.int64,
-                         count=len(texts))
+    if nbytes is None:
+        nbytes = np.fromiter((len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts), dtype=np.int64,
+                             count=len(texts))
     return np.flatnonzero(c[off[1:]] - c[off[:-1]] != nbytes)
 
 
@@ -286,8 +288,9 @@ class Adapter:
         enc = self.encode_spans(texts)
         return [enc.tokens(i) for i in range(len(texts))]
 
-    def token_counts(self, texts: list[str]) -> np.ndarray:
-        """Tokens per text (special tokens excluded), without the spans: what a budget counts."""
+    def token_counts(self, texts: list[str], nbytes: np.ndarray | None = None) -> np.ndarray:
+        """Tokens per text (special tokens excluded), without the spans: what a budget counts.
+        ``nbytes``: the texts' UTF-8 lengths when the caller has them (saves measuring them again)."""
         with native_errors(self.id):
             return np.asarray(self._encode(texts)[1], dtype=np.int64)
 

@@ -91,7 +91,7 @@ class HFAdapter(Adapter):
     def decode(self, ids: list[int]) -> str:
         return self.tok.decode(list(ids), skip_special_tokens=False)
 
-    def token_counts(self, texts: list[str]) -> np.ndarray:
+    def token_counts(self, texts: list[str], nbytes: np.ndarray | None = None) -> np.ndarray:
         """Tokens per text from the library's batch call, lengths only (the offsets path gives the
         same ids, so the same counts)."""
         with native_errors(self.id):

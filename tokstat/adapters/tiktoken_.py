@@ -56,7 +56,7 @@ class TiktokenAdapter(Adapter):
     def decode(self, ids: list[int]) -> str:
         return self.enc.decode([i - self.id_offset for i in ids])
 
-    def token_counts(self, texts: list[str]) -> np.ndarray:
+    def token_counts(self, texts: list[str], nbytes: np.ndarray | None = None) -> np.ndarray:
         """Tokens per text from tiktoken's own calls, lengths only (no ids kept, no spans)."""
         core = self.enc._core_bpe.encode_ordinary
         n = self.threads or min(8, os.cpu_count() or 1)

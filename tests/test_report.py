@@ -62,10 +62,26 @@ def files(tmp_path_factory):
     return paths, tables
 
 
+CARD = re.compile(r'<div class="answer" data-answer="(\w+)"><h3>.*?</h3><div class="lead">(.*?)</div>'
+                  r'(?:<figure class="chart" data-chart="[\w-]+">.*?</figure>)?'
+                  r'(?:<details><summary>details</summary><div>(.*?)</div></details>)?<a class="ev"', re.S)
+
+
 def _answers(page: str) -> dict[str, str]:
-    return {m.group(1): re.sub(r"<[^>]+>", "", m.group(2))
-            for m in re.finditer(r'<div class="answer" data-answer="(\w+)"><h3>.*?</h3><div>(.*?)</div><a class="ev"',
-                                 page, re.S)}
+    """Each answer in full (the card's folded details; the lead where there are none)."""
+    return {m.group(1): re.sub(r"<[^>]+>", "", m.group(3) if m.group(3) is not None else m.group(2))
+            for m in CARD.finditer(page)}
+
+
+def _leads(page: str) -> dict[str, str]:
+    """Each answer's one sentence on the first screen."""
+    import html
+
+    return {m.group(1): html.unescape(re.sub(r"<[^>]+>", "", m.group(2))) for m in CARD.finditer(page)}
+
+
+def _answer_charts(page: str) -> list[str]:
+    return re.findall(r'<figure class="chart" data-chart="([\w-]*answer-\w+)">', page)
 
 
 def _charts(page: str) -> list[str]:
@@ -208,10 +224,11 @@ def test_compact_table_and_full_table(files, tmp_path):
 @pytest.mark.slow
 def test_png_charts(readme_report):
     pngs = sorted(p.name for p in readme_report[1].iterdir())
-    assert pngs == sorted(f"{n}.png" for n in README_CHARTS)
+    assert pngs == sorted(f"{n}.png" for n in README_CHARTS | {"answer-tokenizer", "answer-cost", "answer-vocab"})
     for p in readme_report[1].iterdir():
         im = np.asarray(Image.open(p).convert("RGB"))
-        assert im.shape[1] >= 1000 and (im < 250).any(axis=2).mean() > 0.02, p    # 200 dpi, not blank
+        wide = 700 if p.name.startswith("answer-") else 1000          # a card's chart is 3.9 in wide, the others 5.4
+        assert im.shape[1] >= wide and (im < 250).any(axis=2).mean() > 0.02, p    # 200 dpi, not blank
 
 
 def test_unusable_results_are_refused(tmp_path):
@@ -238,6 +255,10 @@ PROBE = """<script>
 window.__errors = [];
 window.addEventListener('error', e => window.__errors.push(String(e.message)));
 window.addEventListener('load', () => {
+  const first = {height: document.documentElement.scrollHeight,
+    answers: [...document.querySelectorAll('.answer')].map(e => { const r = e.getBoundingClientRect();
+      return [e.dataset.answer, r.top + scrollY, r.bottom + scrollY, r.right]; })};
+  document.querySelectorAll('details').forEach(d => d.open = true);       // the evidence, unfolded
   const boxes = [...document.querySelectorAll('figure.chart svg')].map(s => {
     const r = s.getBoundingClientRect();
     return {name: s.parentElement.dataset.chart, x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height,
@@ -256,7 +277,7 @@ window.addEventListener('load', () => {
   const compact = document.querySelector('[id$="table-compare"]');
   const out = document.createElement('pre');
   out.id = 'probe';
-  out.textContent = JSON.stringify({boxes, small, errors: window.__errors, inner: innerWidth,
+  out.textContent = JSON.stringify({first, boxes, small, errors: window.__errors, inner: innerWidth,
     scrollWidth: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight,
     compactOverflow: compact ? compact.scrollWidth - compact.clientWidth : 0});
   document.body.appendChild(out);
@@ -264,11 +285,21 @@ window.addEventListener('load', () => {
 </script>"""
 
 
-def check_in_browser(html_path, tmp_path, width: int, expect_charts: int) -> dict:
+OPEN = "<script>document.querySelectorAll('details').forEach(d => d.open = true)</script>"
+
+
+def check_in_browser(html_path, tmp_path, width: int, expect_charts: int, height: int = 900, unfold: bool = True) -> dict:
+    """Load the page in headless Chromium at ``width``×``height``: no script error, no horizontal
+    overflow, no text under 11 px, the compact table fits, ``expect_charts`` evidence charts (plus
+    the answers' own) drawn inside the page with the evidence unfolded; the three answers' cards
+    come first, inside the first screen at 1440 px. Returns the probe (``first``: the page as it
+    opens, evidence folded)."""
     exe = chromium()
     probed = tmp_path / f"probed-{width}.html"
-    probed.write_text(html_path.read_text().replace("</body>", PROBE + "</body>"))
-    dom = subprocess.run([exe, *FLAGS, f"--user-data-dir={tmp_path / f'profile-{width}'}", f"--window-size={width},900",
+    page = html_path.read_text()
+    expect_charts += len(_answer_charts(page))
+    probed.write_text(page.replace("</body>", PROBE + "</body>"))
+    dom = subprocess.run([exe, *FLAGS, f"--user-data-dir={tmp_path / f'profile-{width}'}", f"--window-size={width},{height}",
                           "--virtual-time-budget=5000", "--dump-dom", probed.as_uri()],
                          capture_output=True, text=True, timeout=180)
     m = re.search(r'<pre id="probe">(.*?)</pre>', dom.stdout, re.S)
@@ -281,10 +312,19 @@ def check_in_browser(html_path, tmp_path, width: int, expect_charts: int) -> dic
     boxes = probe["boxes"]
     assert len(boxes) == expect_charts and all(b["w"] > 250 and b["h"] > 120 and b["texts"] > 3 for b in boxes), boxes
     assert all(b["x"] + b["w"] <= width for b in boxes)
+    cards = probe["first"]["answers"]
+    assert all(right <= width for _, _, _, right in cards), cards
+    if width >= 1440 and len(cards) <= 3:
+        assert all(bottom <= height for _, _, bottom, _ in cards), cards            # all three on the first screen
     shot = tmp_path / f"shot-{width}.png"
+    opened = tmp_path / f"opened-{width}.html"
+    # the screenshot: the whole page unfolded, or (a page too long for one bitmap) its first screen as it opens
+    opened.write_text(page.replace("</body>", OPEN + "</body>") if unfold else page)
     r = subprocess.run([exe, *FLAGS, f"--user-data-dir={tmp_path / f'profile-s{width}'}",
-                        f"--window-size={width},{int(probe['height']) + 50}", f"--screenshot={shot}",
-                        html_path.as_uri()], capture_output=True, text=True, timeout=180)
+                        f"--window-size={width},{int(probe['height']) + 50 if unfold else height}", f"--screenshot={shot}",
+                        opened.as_uri()], capture_output=True, text=True, timeout=180)
+    if not unfold:
+        boxes = [b for b in boxes if b["y"] + b["h"] <= height]
     assert shot.exists(), r.stderr[-2000:]
     im = np.asarray(Image.open(shot).convert("RGB")).astype(int)
     for b in boxes:
@@ -297,9 +337,9 @@ def check_in_browser(html_path, tmp_path, width: int, expect_charts: int) -> dic
 
 @pytest.mark.slow
 @pytest.mark.browser
-@pytest.mark.parametrize("width", [800, 1400])
-def test_readme_report_in_chromium(readme_report, tmp_path, width):
-    check_in_browser(readme_report[0], tmp_path, width, len(README_CHARTS))
+@pytest.mark.parametrize("width,height", [(800, 1200), (1440, 900)])
+def test_readme_report_in_chromium(readme_report, tmp_path, width, height):
+    check_in_browser(readme_report[0], tmp_path, width, len(README_CHARTS), height)
 
 
 @pytest.fixture(scope="module")
@@ -551,3 +591,81 @@ def test_the_vocabulary_answer_is_reconciled_with_the_recommended_tokenizer():
     assert "Against <b>big/t</b> (128,000 tokens)" in text
     assert f"{abs(1 - theirs / ours):.0%} {'fewer' if theirs < ours else 'more'} tokens" in text
     assert f"{128000 / plan.recommended_vocab_size:.1f}× as large" in text
+
+
+def flores_size_table(n_lang: int = 200, n_tok: int = 20, seed: int = 0) -> pl.DataFrame:
+    """A FLORES-200-size comparison (``n_lang`` languages × ``n_tok`` tokenizers) made from one real
+    run on the bundled corpus: every row keeps the real columns, premiums and tokens per character
+    drawn (seeded), the paired replicates scaled with them."""
+    base = compare("sample", ["train:bpe:1500"], n_boot=50, workers=1, progress=False)
+    en = base.filter(pl.col("language") == "en").row(0, named=True)
+    zh = base.filter(pl.col("language") == "zh").row(0, named=True)
+    rng = np.random.default_rng(seed)
+    reps = np.array(en["tokens_per_char_boot"].split(), dtype=float) / en["tokens_per_char"]
+    rows = []
+    for t in range(n_tok):
+        f = 1 + 0.05 * t
+        for j in range(n_lang):
+            lang = "en" if j == 0 else f"x{j:03d}"
+            r = dict(en if j == 0 else zh, tokenizer=f"vendor{t:02d}/tokenizer-{t:02d}", language=lang)
+            p = 1.0 if j == 0 else float(np.exp(rng.normal(0.4, 0.3))) * f
+            r["premium"], r["premium_ci_low"], r["premium_ci_high"] = p, p * 0.97, p * 1.03
+            r["tokens_per_char"] = en["tokens_per_char"] * f * (1 if j == 0 else p * 4)
+            r["tokens_per_char_boot"] = " ".join(f"{x:.7g}" for x in reps * r["tokens_per_char"])
+            r["signature"] = r["signature"].replace("bpe-1500", f"tokenizer-{t:02d}")
+            rows.append(r)
+    return pl.DataFrame(rows, schema=base.schema)
+
+
+@pytest.fixture(scope="module")
+def flores_report(tmp_path_factory):
+    d = tmp_path_factory.mktemp("flores")
+    c = flores_size_table()
+    return report({"compare": c}, d / "flores.html"), c
+
+
+@pytest.mark.slow
+def test_flores_size_report_stays_a_page(flores_report):
+    """200 languages × 20 tokenizers: the answers' charts draw the top of the ranking and the highest
+    premiums, the evidence charts at most TOP_LANGUAGES panels of TOP_TOKENIZERS bars, every row in
+    the tables, the page a few MB."""
+    from tokstat.report.page import TOP_LANGUAGES, TOP_TOKENIZERS
+
+    out, c = flores_report
+    page = out.read_text()
+    assert out.stat().st_size < 6_000_000
+    assert 'id="filter"' in page and '<details class="evidence"' in page
+    assert "top 12 of 20" in page and "12 highest of 199" in page
+    assert f"The {TOP_LANGUAGES} highest of 199 languages" in page
+    assert f"The {TOP_TOKENIZERS} best-ranked of 20 tokenizers" in page
+    compact = re.search(r'id="table-compare">(.*?)</table>', page, re.S).group(1)
+    assert compact.count("<tr") - 1 == c.filter(pl.col("language") != "en").height     # every row, filterable
+    leads = _leads(page)
+    assert set(leads) == {"tokenizer", "cost", "vocab"}
+    assert leads["tokenizer"].startswith("vendor00/tokenizer-00:")
+
+
+def test_first_screen_sentences_are_short(readme_report):
+    """Each answer on the first screen is one sentence of at most 40 words; the details are folded under it."""
+    from tokstat.report.answers import words
+    from tokstat.markup import Markup
+
+    leads = _leads(readme_report[0].read_text())
+    assert set(leads) == {"tokenizer", "cost", "vocab"}
+    for k, s in leads.items():
+        assert words(Markup(s)) <= 40, (k, s)
+        assert s.count(". ") == 0 and s.endswith("."), (k, s)          # one sentence
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("width,height", [(800, 1200), (1440, 900)])
+def test_flores_size_report_in_chromium(flores_report, tmp_path, width, height):
+    """The bound the page states: as it opens, at most PAGE_HEIGHT_BOUND px tall at 1440 px
+    (PAGE_HEIGHT_BOUND_NARROW at 800), no horizontal overflow, the three answers first."""
+    from tokstat.report.page import PAGE_HEIGHT_BOUND, PAGE_HEIGHT_BOUND_NARROW
+
+    probe = check_in_browser(flores_report[0], tmp_path, width, len(_charts(flores_report[0].read_text())), height,
+                             unfold=False)
+    bound = PAGE_HEIGHT_BOUND if width >= 1440 else PAGE_HEIGHT_BOUND_NARROW
+    assert probe["first"]["height"] <= bound, probe["first"]

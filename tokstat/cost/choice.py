@@ -55,6 +55,7 @@ class Choice:
     diff_low: float | None = None
     diff_high: float | None = None
     weights: dict[str, float] = field(default_factory=dict)   # character shares of the mix
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)   # each score's 95 % bootstrap interval
 
     @property
     def best(self) -> str | None:
@@ -186,6 +187,11 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
     order = sorted(scores, key=lambda t: (scores[t], t))
     ch = Choice(criterion, unit, {t: scores[t] for t in order}, {t: tokens[t] for t in order}, bad, mix, source,
                 weights=weights)
+    q = (1 - LEVEL) / 2
+    for t in order:
+        r = reps.get(t)
+        if r is not None and np.isfinite(r).sum() >= 20:
+            ch.intervals[t] = tuple(float(x) for x in np.quantile(r[np.isfinite(r)], [q, 1 - q]))
     if len(order) > 1:
         a, b = order[0], order[1]
         ch.diff = scores[b] / scores[a] - 1

@@ -21,9 +21,27 @@ from ..markup import Markup, h, join
 class Answer:
     key: str
     question: Markup
-    html: Markup
+    html: Markup                        # the full answer (under the card's "details")
     evidence: str                       # id of the element holding the evidence
     numbers: dict[str, float] = field(default_factory=dict)
+    lead: Markup | None = None          # the one sentence on the first screen (≤ 40 words); None: ``html``
+    chart: object | None = None         # the card's chart (a :class:`~.charts.Chart`)
+
+
+def words(m: Markup) -> int:
+    """Words of a sentence as read (tags removed): what the first screen's 40-word bound counts.
+
+    >>> words(Markup("<b>tiktoken/o200k_base</b>: 0.412 tokens per character."))
+    6
+    """
+    import html as _html
+    import re
+
+    return len(_html.unescape(re.sub(r"<[^>]+>", " ", str(m))).split())
+
+
+def _iv(lo, hi, fmt_: str = "{:.2f}") -> str:
+    return f" [{fmt_.format(lo)}–{fmt_.format(hi)}]" if lo is not None and hi is not None else ""
 
 
 def _mix_words(rows: dict, mix, w: dict[str, float]) -> str:
@@ -100,12 +118,24 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                      h("; for the same content it needs {}", join("; ", parts)) if parts else "", left)
             nums = {f"premium:{lang}": rows[lang]["premium"] for lang in rows
                     if pivot is not None and lang != pivot and rows[lang]["premium"] is not None}
+            lo, hi = ch.intervals.get(best, (None, None))
+            num = (h("{}{} to train on the mix", money(ch.scores[best]),
+                     f" [{money(lo)}–{money(hi)}]" if lo is not None else "") if ch.criterion == "dollars"
+                   else h("{:.3f}{} tokens per character of the mix", ch.scores[best], _iv(lo, hi, "{:.3f}")))
+            held = "equal content" if ch.mix is None or ch.mix.unit == "content" else f"shares of {ch.mix.unit}"
+            if ch.runner_up is None:
+                second = Markup("the only reliable tokenizer")
+            else:
+                second = h("next {} {:+.1%}{}", ch.runner_up, ch.diff,
+                           "" if ch.meaningful is None else
+                           (", a meaningful difference" if ch.meaningful else ", not a meaningful difference"))
+            lead = h("<b>{}</b>: {} ({}); {}.", best, num, held, second)
             nums["score"] = ch.tokens[best]
             if ch.criterion == "dollars":
                 nums["dollars"] = ch.scores[best]
             if ch.diff is not None:
                 nums["runner_up_diff"] = ch.diff
-            out.append(Answer("tokenizer", Markup("Which tokenizer?"), text, f"{prefix}premium", nums))
+            out.append(Answer("tokenizer", Markup("Which tokenizer?"), text, f"{prefix}premium", nums, lead=lead))
         else:
             out.append(Answer("tokenizer", Markup("Which tokenizer?"),
                               Markup("None of the tokenizers compared is reliable on every language.") + left,
@@ -137,9 +167,18 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                         nums[f"serving_multiplier:{lang}"] = kr["serving_multiplier"]
                 items.append(s + Markup("</li>"))
             if items:
+                prem = sorted(((r["premium"], lang, r) for lang, r in rows.items()
+                               if lang != pivot and r["premium"] is not None), key=lambda x: (-x[0], x[1]))
+                p, worst_lang, wr = prem[0]
+                over = sum(1 for x in prem if x[0] > 1.5)
+                lead = h("With {}, <b>{}</b> pays most: {:.2f}×{} the {} tokens for the same content{}.", best,
+                         worst_lang, p, _iv(wr.get("premium_ci_low"), wr.get("premium_ci_high")), pivot,
+                         h("; {} of {} languages pay over 1.5×", over, len(prem)) if len(prem) > 1 else "")
                 out.append(Answer("cost", h("What does each language cost against {}?", pivot),
                                   h("With {}, for the same content:<ul>{}</ul>", best, join("", items)),
-                                  f"{prefix}cost" if cost else f"{prefix}premium", nums))
+                                  f"{prefix}cost" if cost else f"{prefix}premium", nums, lead=lead))
+    if c is not None and c.height and "vs_baseline" in c.columns and c["vs_baseline"].drop_nulls().len():
+        out.append(switch_answer(c, prefix, v))
     b = sec.get("budget")
     if b is not None and b.height:
         out.append(budget_answer(b, prefix))
@@ -151,6 +190,30 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
         out.append(vocab_answer(plan, extras.get("model") or "the model", prefix,
                                 c if c is not None and c.height else None, v if best else None))
     return out
+
+
+def switch_answer(c: pl.DataFrame, prefix: str = "", v: Verdict | None = None) -> Answer:
+    """"What changes if we switch?" (``compare --baseline``): for the best-ranked other tokenizer,
+    its tokens × the baseline's on the same texts, the languages that change least and most."""
+    base = c["baseline"].drop_nulls()[0]
+    ranked = [t for t in (list(v.choice.scores) if v is not None else []) if t != base]
+    others = [t for t in c["tokenizer"].unique(maintain_order=True).to_list() if t != base]
+    to = next((t for t in ranked if t in others), others[0] if others else base)
+    g = c.filter((pl.col("tokenizer") == to) & pl.col("vs_baseline").is_not_null()).sort("vs_baseline")
+    items = join("", [h("<li><b>{}</b>: {:.2f}×{} the tokens</li>", r["language"], r["vs_baseline"],
+                        _iv(r.get("vs_baseline_ci_low"), r.get("vs_baseline_ci_high")))
+                      for r in g.iter_rows(named=True)])
+    nums = {f"vs_baseline:{r['language']}": r["vs_baseline"] for r in g.iter_rows(named=True)}
+    if not g.height:
+        return Answer("switch", h("What changes if we switch from {}?", base),
+                      Markup("No ratio: the tokenizers were scored on different texts."), f"{prefix}table-compare")
+    lo_r, hi_r = g.row(0, named=True), g.row(-1, named=True)
+    lead = h("Switching {} → <b>{}</b>: tokens ×{:.2f}{} on {} to ×{:.2f}{} on {}, on the same texts.", base, to,
+             lo_r["vs_baseline"], _iv(lo_r.get("vs_baseline_ci_low"), lo_r.get("vs_baseline_ci_high")),
+             lo_r["language"], hi_r["vs_baseline"], _iv(hi_r.get("vs_baseline_ci_low"), hi_r.get("vs_baseline_ci_high")),
+             hi_r["language"])
+    return Answer("switch", h("What changes if we switch from {}?", base), h("With {}:<ul>{}</ul>", to, items),
+                  f"{prefix}table-compare", nums, lead=lead)
 
 
 def extension_answer(e: pl.DataFrame, prefix: str = "") -> Answer:
@@ -229,10 +292,15 @@ def vocab_answer(plan, model: str, prefix: str = "", c: pl.DataFrame | None = No
         for k, n in plan.per_language.items()])
     nums = {"recommended_vocab_size": plan.recommended_vocab_size, "flat_low": plan.flat_region[0],
             "flat_high": plan.flat_region[1]}
+    support = (h("; the data supports up to {:,}", plan.supported_up_to) if plan.supported_up_to is not None else
+               Markup("; Tao et al.'s curve, no sweep of this corpus") if not plan.fit else Markup(""))
+    lead = h("<b>{:,}</b> tokens for {}: training FLOPs within 1 % of the least from {:,} to {:,}{}.",
+             plan.recommended_vocab_size, model, plan.flat_region[0], plan.flat_region[1], support)
     if plan.fit and getattr(plan, "no_answer", ""):
         return Answer("vocab", Markup("Which vocabulary size?"),
                       h("<b>No size</b> for {} on {}: {}. {}.", model, plan.mix_conversion or "this corpus",
-                        plan.no_answer, plan.support_note), f"{prefix}vocabulary", nums)
+                        plan.no_answer, plan.support_note), f"{prefix}vocabulary", nums,
+                      lead=h("<b>No size</b> for {}: {}.", model, plan.no_answer))
     if plan.fit:
         text = h("<b>{}</b> tokens for {} on {} (training FLOPs for the same text within 1 % of the least from {:,} "
                  "to {:,}; per language: {}); fitted on the sweep, Tao et al.'s method.",
@@ -268,7 +336,7 @@ def vocab_answer(plan, model: str, prefix: str = "", c: pl.DataFrame | None = No
                       / min(vt, plan.recommended_vocab_size), "as large" if vt >= plan.recommended_vocab_size
                       else "smaller")
             nums["tokenizer_tpc"], nums["plan_tpc"] = theirs, ours
-    return Answer("vocab", Markup("Which vocabulary size?"), text, f"{prefix}vocabulary", nums)
+    return Answer("vocab", Markup("Which vocabulary size?"), text, f"{prefix}vocabulary", nums, lead=lead)
 
 
 def assumptions(sec, extras: dict | None = None) -> list[tuple[str, Markup]]:
@@ -282,8 +350,10 @@ def assumptions(sec, extras: dict | None = None) -> list[tuple[str, Markup]]:
         words = sorted({p.split(":", 1)[1] for s in sigs for p in s.split("|") if p.startswith("words:")})
         scripts = sorted({p.split(":", 1)[1] for s in sigs for p in s.split("|") if p.startswith("script:")})
         segs = c["segments"].max() if "segments" in c.columns else None
-        out.append(("corpus", h("{}: {} segments, languages {}{}{}{}", sec.corpus or "unnamed", fmt(segs),
-                                ", ".join(map(str, c["language"].unique(maintain_order=True).to_list())),
+        langs = list(map(str, c["language"].unique(maintain_order=True).to_list()))
+        named = ", ".join(langs[:12]) + (f" and {len(langs) - 12} more" if len(langs) > 12 else "")
+        out.append(("corpus", h("{}: {} segments, {} languages: {}{}{}{}", sec.corpus or "unnamed", fmt(segs),
+                                len(langs), named,
                                 f"; Chinese script {', '.join(scripts)}" if scripts else "",
                                 f"; normalisation {', '.join(norm)}" if norm else "",
                                 f"; words by {', '.join(words)}" if words else "")))

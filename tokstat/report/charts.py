@@ -75,6 +75,84 @@ def language_colours(languages) -> dict[str, str]:
     return {lang: PALETTE[i % len(PALETTE)] for i, lang in enumerate(sorted(set(languages)))}
 
 
+def tokenizer_colours(order: list[str], bad=frozenset()) -> dict[str, str]:
+    """One colour per tokenizer for the whole page, by its place in the answer's ranking (``order``;
+    then any other, sorted): the same tokenizer has the same colour in every chart and table. A
+    tokenizer that loses text is grey.
+
+    >>> tokenizer_colours(["b", "a"], {"a"}) == {"b": PALETTE[0], "a": BAD}
+    True
+    """
+    out = {}
+    for i, t in enumerate(dict.fromkeys(order)):
+        out[t] = BAD if t in bad else PALETTE[i % len(PALETTE)]
+    return out
+
+
+#: the first screen's charts: small, one per answer card (≈ 370 px wide at 1440 px)
+CARD_WIDTH = 3.9
+#: most tokenizers or languages a first-screen chart draws; the rest are named in a line under it
+TOP_N = 12
+
+
+def ranking_chart(ch, colours: dict[str, str], unit: str):
+    """The tokenizers ranked by the answer's criterion for the mix (best on top) with their 95 %
+    bootstrap intervals, at most :data:`TOP_N` (a last row says how many more)."""
+    plt = _plt()
+    order = list(ch.scores)
+    shown = order[:TOP_N]
+    names = short_ids(shown, 24)
+    fig, ax = plt.subplots(figsize=(CARD_WIDTH, 0.28 * len(shown) + 0.9), layout="constrained")
+    ys = np.arange(len(shown))[::-1]
+    vals = np.array([ch.scores[t] for t in shown])
+    for y, t, v in zip(ys, shown, vals):
+        lo, hi = ch.intervals.get(t, (v, v))
+        ax.plot([lo, hi], [y, y], color=colours.get(t, GOOD), lw=2, solid_capstyle="butt")
+        ax.plot([v], [y], "o", color=colours.get(t, GOOD), ms=6)
+    ax.set_yticks(ys, [names[t] for t in shown])
+    if len(order) > len(shown):
+        ax.set_title(f"top {len(shown)} of {len(order)}", loc="right", fontsize=FONT, color="#555")
+    ax.set_xlabel(unit)
+    lo_all = min(ch.intervals.get(t, (ch.scores[t],))[0] for t in shown)
+    hi_all = max(ch.intervals.get(t, (0, ch.scores[t]))[-1] for t in shown)
+    pad = (hi_all - lo_all) * 0.08 or abs(hi_all) * 0.05 or 1
+    ax.set_xlim(lo_all - pad, hi_all + pad)
+    _style(ax)
+    return fig
+
+
+def multiplier_chart(c: pl.DataFrame, pivot: str | None, order: list[str], colours: dict[str, str], *, n_tok: int = 5,
+                     col: str = "premium", lo: str = "premium_ci_low", hi: str = "premium_ci_high",
+                     xlabel: str | None = None):
+    """Per-language multipliers (``col``: the premium against ``pivot``, or ``vs_baseline``):
+    languages on the y axis (the first tokenizer's highest on top, at most :data:`TOP_N`), one dot
+    per tokenizer (the first ``n_tok`` of the ranking ``order``, each in its page colour) with its
+    95 % interval; the dashed line is 1."""
+    plt = _plt()
+    toks = [t for t in order if t in set(c["tokenizer"].to_list())][:n_tok]
+    d = c.filter(pl.col("tokenizer").is_in(toks) & (pl.col("language") != (pivot or "")) & pl.col(col).is_not_null())
+    best = d.filter(pl.col("tokenizer") == toks[0]).sort(col, descending=True)
+    langs = best["language"].to_list()[:TOP_N]
+    fig, ax = plt.subplots(figsize=(CARD_WIDTH, 0.3 * len(langs) + 1.1), layout="constrained")
+    ys = {lang: len(langs) - 1 - i for i, lang in enumerate(langs)}
+    off = np.linspace(-0.22, 0.22, len(toks)) if len(toks) > 1 else [0.0]
+    for k, t in enumerate(toks):
+        g = d.filter((pl.col("tokenizer") == t) & pl.col("language").is_in(langs))
+        for r in g.iter_rows(named=True):
+            y = ys[r["language"]] + off[k]
+            if r.get(lo) is not None and r.get(hi) is not None:
+                ax.plot([r[lo], r[hi]], [y, y], color=colours.get(t, GOOD), lw=1.2)
+            ax.plot([r[col]], [y], "o", color=colours.get(t, GOOD), ms=4.5)
+    ax.axvline(1.0, color="#444", lw=1, ls="--")
+    ax.set_yticks(list(ys.values()), list(ys.keys()))
+    ax.set_xlabel(xlabel or f"× {pivot} tokens for the same content")
+    more = best.height - len(langs)
+    if more > 0:
+        ax.set_title(f"{len(langs)} highest of {best.height}", loc="right", fontsize=FONT, color="#555")
+    _style(ax)
+    return fig
+
+
 def end_labels(ax, items, gap_pt: float = FONT * 1.25) -> None:
     """Label line ends ``(x, y, text, colour)`` without overlaps: labels closer than ``gap_pt``
     points vertically are pushed apart (a thin leader line joins a moved label to its point)."""
@@ -100,14 +178,24 @@ def _lossy_last(d: pl.DataFrame, bad: set[str]) -> pl.DataFrame:
 
 
 def bars(df: pl.DataFrame, col: str, xlabel: str, *, languages: list[str], lo: str | None = None,
-         hi: str | None = None, ref: float | None = None, bad: set[str] = frozenset(), pct: bool = False):
-    """One panel per language: a horizontal bar per tokenizer, sorted by ``col`` (lowest on top),
-    labelled with its value; ``lo``/``hi`` error bars; a dashed line at ``ref``."""
+         hi: str | None = None, ref: float | None = None, bad: set[str] = frozenset(), pct: bool = False,
+         colours: dict[str, str] | None = None, order: list[str] | None = None):
+    """One panel per language: a horizontal bar per tokenizer, labelled with its value; ``lo``/``hi``
+    error bars; a dashed line at ``ref``. With ``order`` (the page's ranking) every panel lists the
+    tokenizers in that one order and ``colours`` gives each its page colour; without, each panel is
+    sorted by ``col`` (lowest on top) in one colour."""
     plt = _plt()
     names = short_ids(df["tokenizer"].unique(maintain_order=True).to_list(), LABEL)
     panels = []
     for lang in languages:
-        d = _lossy_last(df.filter((pl.col("language") == lang) & pl.col(col).is_not_null()).sort(col, "tokenizer"), bad)
+        d = df.filter((pl.col("language") == lang) & pl.col(col).is_not_null())
+        if order is not None:
+            pos = {t: i for i, t in enumerate(order)}
+            d = d.with_columns(pl.col("tokenizer").replace_strict(pos, default=len(pos), return_dtype=pl.Int64)
+                               .alias("_o")).sort("_o", "tokenizer").drop("_o")
+        else:
+            d = d.sort(col, "tokenizer")
+        d = _lossy_last(d, bad)
         if d.height:
             panels.append((lang, d))
     heights = [0.30 * d.height + 0.75 for _, d in panels]
@@ -120,14 +208,14 @@ def bars(df: pl.DataFrame, col: str, xlabel: str, *, languages: list[str], lo: s
         toks = d["tokenizer"].to_list()
         ys = np.arange(len(toks))[::-1]
         vals = np.array(d[col].to_list(), dtype=float) * k
-        colours = [BAD if t in bad else GOOD for t in toks]
+        fill = [BAD if t in bad else (colours or {}).get(t, GOOD) for t in toks]
         kw = {}
         if lo and hi:
             lows = np.array([np.nan if v is None else v * k for v in d[lo].to_list()])
             highs = np.array([np.nan if v is None else v * k for v in d[hi].to_list()])
             kw = {"xerr": np.nan_to_num(np.vstack([vals - lows, highs - vals]), nan=0.0).clip(min=0),
                   "error_kw": {"lw": 1, "capsize": 2, "ecolor": "#333"}}
-        ax.barh(ys, vals, color=colours, hatch=None, height=0.7, **kw)
+        ax.barh(ys, vals, color=fill, hatch=None, height=0.7, **kw)
         ends = highs if lo and hi else vals
         for y, v, e, t in zip(ys, vals, ends, toks):
             if t in bad:
@@ -328,7 +416,7 @@ def extension_curves(df: pl.DataFrame, colours: dict | None = None):
     return fig
 
 
-def plan_curves(plan, sweep: pl.DataFrame | None, colours: dict | None = None):
+def plan_curves(plan, sweep: pl.DataFrame | None, colours: dict | None = None, width: float = WIDTH):
     """Training FLOPs for the same text against vocabulary size, relative to the least, per language
     and for the mix; the recommendation and the flat region marked."""
     from ..vocabplan import TAO_ABC, V_MIN, Curve, mix_curve
@@ -340,7 +428,7 @@ def plan_curves(plan, sweep: pl.DataFrame | None, colours: dict | None = None):
         curves = {"Tao et al.": Curve(*TAO_ABC)}
     elif plan.mix_chars and len(plan.mix_chars) > 1:
         curves["mix"] = mix_curve({k: v for k, v in curves.items() if k in plan.mix_chars}, plan.mix_chars)
-    fig, ax = plt.subplots(figsize=(WIDTH, 3.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(width, 3.2 * width / WIDTH), layout="constrained")
     colours = colours or language_colours([k for k in curves if k != "mix"])
     ax.set_ylim(0.97, 1.3)
     ax.set_xscale("log")
@@ -361,9 +449,10 @@ def plan_curves(plan, sweep: pl.DataFrame | None, colours: dict | None = None):
         labels.append((grid[j], min(y[j], 1.29), lang, colour))
     end_labels(ax, labels)
     ax.axvspan(*plan.flat_region, color="#3b6fb6", alpha=0.12, lw=0)
-    ax.axvline(plan.recommended_vocab_size, color="#111", ls="--", lw=1)
-    ax.annotate(f"recommended {plan.recommended_vocab_size:,}", (plan.recommended_vocab_size, 1.27),
-                xytext=(4, 0), textcoords="offset points", va="top")
+    if not getattr(plan, "no_answer", ""):       # no size given: the chart marks none either
+        ax.axvline(plan.recommended_vocab_size, color="#111", ls="--", lw=1)
+        ax.annotate(f"recommended {plan.recommended_vocab_size:,}", (plan.recommended_vocab_size, 1.27),
+                    xytext=(4, 0), textcoords="offset points", va="top")
     _log_sizes(ax, [1_000, 4_000, 16_000, 64_000, 256_000])     # plain labels: no 10³ superscripts (small text)
     ax.set_xlabel("vocabulary size")
     ax.set_ylabel("training FLOPs / least")

@@ -10,8 +10,8 @@ import polars as pl
 from .._version import __version__
 from ..fmt import fmt, with_interval
 from .answers import Answer, Verdict, answers, assumptions, verdict
-from .charts import (Chart, allocation_chart, bars, boxes, fairness_curves, histograms, language_colours, plan_curves,
-                     svg, sweep_curves)
+from .charts import (CARD_WIDTH, Chart, allocation_chart, bars, boxes, fairness_curves, histograms, language_colours,
+                     multiplier_chart, plan_curves, ranking_chart, svg, sweep_curves, tokenizer_colours)
 from ..markup import Markup, h, join, trusted
 
 CSS = """
@@ -40,9 +40,21 @@ td.txt{white-space:normal;text-align:left;min-width:220px;max-width:460px}
 details{margin:8px 0}summary{cursor:pointer;font-size:14px;color:#244b8f}
 code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;overflow-wrap:anywhere}
 .note{font-size:14px;color:#444}.view{overflow-wrap:anywhere}
+.answer .lead{font-size:15px}.answer figure.chart{border:0;padding:0;margin:6px 0 0}
+.answer details{margin:4px 0 0;font-size:14px}
+details.evidence>summary{font-size:17px;font-weight:600;margin:22px 0 6px;color:#1d1d1f}
+.filter{margin:10px 0;font-size:14px}.filter input{font:inherit;padding:3px 6px;width:min(320px,90%)}
 """
 
 SORT_JS = Markup("""<script>
+const openTo = () => { const t = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  for (let e = t; e; e = e.parentElement) if (e.tagName === 'DETAILS') e.open = true; };
+window.addEventListener('hashchange', openTo); openTo();
+const box = document.getElementById('filter');
+if (box) box.addEventListener('input', () => { const q = box.value.trim().toLowerCase();
+  document.querySelectorAll('table.sortable tbody tr').forEach(r => {
+    r.hidden = q !== '' && !r.textContent.toLowerCase().includes(q); });
+  if (q) document.querySelectorAll('details.evidence').forEach(d => d.open = true); });
 document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventListener('click', () => {
   const body = th.closest('table').tBodies[0], rows = [...body.rows], asc = th.dataset.asc !== '1';
   const key = r => { const c = r.cells[i]; return c.dataset.v !== undefined ? parseFloat(c.dataset.v) : c.textContent; };
@@ -107,8 +119,20 @@ def table(df: pl.DataFrame, cols: list[tuple[str, str]], *, tid: str = "", bad: 
              h(' id="{}"', tid) if tid else "", heads, rows)
 
 
+#: the page as it opens (evidence folded) is at most this tall in CSS pixels at 1440 px wide (and
+#: PAGE_HEIGHT_BOUND_NARROW at 800 px), whatever the number of languages and tokenizers: tested with
+#: 200 languages × 20 tokenizers (tests/test_report.py)
+PAGE_HEIGHT_BOUND = 2500
+PAGE_HEIGHT_BOUND_NARROW = 4000
+#: a full table of more cells than this is left to the result file (the page keeps the compact one)
+FULL_CELLS = 60_000
+
+
 def full(df: pl.DataFrame, what: str) -> Markup:
     cols = [(c, c) for c in df.columns if c not in HIDDEN]
+    if df.height * len(cols) > FULL_CELLS:
+        return h('<p class="note">The full {} table ({:,} rows × {} columns) is in the result file this page was made '
+                 "from (tokstat's --out), not repeated here.</p>", what, df.height, len(cols))
     return h("<details><summary>Full {} table ({} columns)</summary>{}</details>", what, len(cols), table(df, cols))
 
 
@@ -201,30 +225,42 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                        table(compact, COMPARE_COMPACT, tid=f"{prefix}table-compare", bad=bad),
                        full(shown, "comparison")))
         new = []
+        tcol = _colours(c, v)            # one colour per tokenizer (languages keep theirs in the curves)
+        rank = list(tcol)
+
+        drawn = rank[:TOP_TOKENIZERS]
+
+        def panel(col: str, xlabel: str, among: list[str], caption: str, **kw) -> Chart:
+            top = _top_languages(c, col, among, best)
+            cap = caption + (f" The {len(top)} highest of {len(among)} languages under {best}." if len(top) < len(among)
+                             else "") + (f" The {len(drawn)} best-ranked of {len(rank)} tokenizers." if len(drawn) <
+                                         len(rank) else "") + (" Every row is in the tables (filter above)."
+                                                               if len(top) < len(among) or len(drawn) < len(rank) else "")
+            return Chart(f"{prefix}{kw.pop('name', col)}", kw.pop("title"),
+                         bars(c.filter(pl.col("tokenizer").is_in(drawn)), col, xlabel, languages=top, bad=bad,
+                              colours=tcol, order=rank, **kw), cap)
+
         if others and c["premium"].drop_nulls().len():
-            new.append(Chart(f"{prefix}premium", "Premium against the pivot",
-                             bars(c, "premium", f"tokens for the same content / {pivot} tokens", languages=others,
-                                  lo="premium_ci_low", hi="premium_ci_high", ref=1.0, bad=bad),
+            new.append(panel("premium", f"tokens for the same content / {pivot} tokens", others,
                              f"Premium against {pivot} (ratio of sums) with its 95 % bootstrap interval; the dashed "
-                             "line is parity. ⚠: loses text."))
-        new.append(Chart(f"{prefix}tokens_per_char", "Tokens per character",
-                         bars(c, "tokens_per_char", "tokens per character", languages=langs, bad=bad),
+                             "line is parity; tokenizers in the answer's order and colours. ⚠: loses text.",
+                             title="Premium against the pivot", lo="premium_ci_low", hi="premium_ci_high", ref=1.0))
+        new.append(panel("tokens_per_char", "tokens per character", langs,
                          "Tokens per character, per language (across scripts this measures the script as much as "
-                         "the tokenizer: compare languages with the premium)."))
-        new.append(Chart(f"{prefix}continued_words", "Words split into several tokens",
-                         bars(c, "continued_word_rate", "words split into two or more tokens", languages=langs,
-                              bad=bad, pct=True), "Share of words split into two or more tokens."))
+                         "the tokenizer: compare languages with the premium).", title="Tokens per character"))
+        if c["continued_word_rate"].drop_nulls().len():
+            new.append(panel("continued_word_rate", "words split into two or more tokens", langs,
+                             "Share of words split into two or more tokens.", title="Words split into several tokens",
+                             name="continued_words", pct=True))
         if c["split_char_rate"].drop_nulls().sum() > 0:
-            new.append(Chart(f"{prefix}split_chars", "Characters cut inside",
-                             bars(c, "split_char_rate", "characters cut by a token boundary", languages=langs,
-                                  bad=bad, pct=True),
-                             "Share of characters whose bytes a token boundary cuts (byte tokens)."))
+            new.append(panel("split_char_rate", "characters cut by a token boundary", langs,
+                             "Share of characters whose bytes a token boundary cuts (byte tokens).",
+                             title="Characters cut inside", name="split_chars", pct=True))
         if "shannon_entropy" in c.columns and c["shannon_entropy"].drop_nulls().len():
-            new.append(Chart(f"{prefix}entropy", "Entropy of the token distribution",
-                             bars(c, "shannon_entropy", "bits per token (Shannon)", languages=langs, bad=bad),
+            new.append(panel("shannon_entropy", "bits per token (Shannon)", langs,
                              "Shannon entropy of each language's unigram token distribution, in bits; the Rényi "
                              "entropies, type–token ratio, vocabulary utilisation and bits per byte are in the full "
-                             "table (docs/metrics.md)."))
+                             "table (docs/metrics.md).", title="Entropy of the token distribution", name="entropy"))
         figs.extend(new)
         parts.append(_charts(new))
         parts.append(_groups(c, pivot, best, bad, prefix, figs))
@@ -392,6 +428,72 @@ def _vocabularies(inv: pl.DataFrame | None, ov: pl.DataFrame | None, figs: list[
     return join("", parts)
 
 
+def _colours(c: pl.DataFrame | None, v: Verdict | None) -> dict[str, str]:
+    """The page's one colour per tokenizer: by the answer's ranking, then the others; grey: loses text."""
+    if c is None or not c.height:
+        return {}
+    order = list(v.choice.scores) if v is not None else []
+    order += [t for t in c["tokenizer"].unique(maintain_order=True).to_list() if t not in order]
+    return tokenizer_colours(order, set(v.bad) if v is not None else set())
+
+
+#: most language panels an evidence chart draws (the highest under the recommended tokenizer); the
+#: tables hold every language
+TOP_LANGUAGES = 16
+#: most tokenizers an evidence chart draws per panel (the best-ranked)
+TOP_TOKENIZERS = 8
+
+
+def _top_languages(c: pl.DataFrame, col: str, langs: list[str], best: str | None, n: int = TOP_LANGUAGES) -> list[str]:
+    """``langs`` when there are at most ``n``, else the ``n`` with the highest ``col`` under ``best``
+    (in ``langs``' order)."""
+    if len(langs) <= n:
+        return langs
+    g = c.filter(pl.col("language").is_in(langs) & pl.col(col).is_not_null())
+    if best is not None:
+        g = g.filter(pl.col("tokenizer") == best)
+    keep = set(g.group_by("language").agg(pl.col(col).max()).sort(col, "language", descending=[True, False])
+               ["language"].head(n).to_list())
+    return [lang for lang in langs if lang in keep]
+
+
+def _answer_chart(a: Answer, sec, extras: dict, v: Verdict | None, prefix: str, colours: dict) -> Chart | None:
+    """The one chart under an answer's sentence: the ranking, the per-language multipliers, the
+    vocabulary curve, or what switching changes."""
+    c = sec.get("compare")
+    order = list(v.choice.scores) if v is not None else []
+    if a.key == "tokenizer" and v is not None and v.choice.scores:
+        unit = "$ to train on the mix" if v.choice.criterion == "dollars" else "tokens per character of the mix"
+        return Chart(f"{prefix}answer-tokenizer", "Tokenizers ranked for the mix", ranking_chart(v.choice, colours, unit),
+                     "Best on top; lines: 95 % bootstrap intervals.")
+    if a.key == "cost" and v is not None and v.pivot is not None and order:
+        return Chart(f"{prefix}answer-cost", "Premium per language", multiplier_chart(c, v.pivot, order, colours),
+                     "Colours: the tokenizers of the ranking (at most 5); lines: 95 % intervals; dashed: parity.")
+    if a.key == "switch" and c is not None:
+        base = c["baseline"].drop_nulls()[0]
+        others = [t for t in order if t != base] + [t for t in c["tokenizer"].unique(maintain_order=True).to_list()
+                                                    if t != base and t not in order]
+        return Chart(f"{prefix}answer-switch", "Tokens against the baseline",
+                     multiplier_chart(c, None, others, colours, col="vs_baseline", lo="vs_baseline_ci_low",
+                                      hi="vs_baseline_ci_high", xlabel=f"× {base}'s tokens, same texts"),
+                     "Below the dashed line: fewer tokens than the baseline.")
+    if a.key == "vocab" and extras.get("plan") is not None:
+        return Chart(f"{prefix}answer-vocab", "Training FLOPs against vocabulary size",
+                     plan_curves(extras["plan"], sec.get("sweep"), None, width=CARD_WIDTH),
+                     "Shaded: within 1 % of the least; dashed: the answer; solid where the sweep measured.")
+    return None
+
+
+def _card(a: Answer) -> Markup:
+    """An answer on the first screen: its question, one sentence, one chart, the details folded."""
+    lead = a.lead if a.lead is not None else a.html
+    more = h("<details><summary>details</summary><div>{}</div></details>", a.html) if a.lead is not None else ""
+    fig = (h('<figure class="chart" data-chart="{}">{}<figcaption>{}</figcaption></figure>', a.chart.name,
+             trusted(svg(a.chart.figure)), a.chart.caption) if a.chart is not None else "")
+    return h('<div class="answer" data-answer="{}"><h3>{}</h3><div class="lead">{}</div>{}{}<a class="ev" href="#{}">'
+             "evidence ↓</a></div>", a.key, a.question, lead, fig, more, a.evidence)
+
+
 def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, list[Chart], list[Answer]]:
     """``(html, charts, answers)`` for ``results`` (kind -> table) and ``extras`` (plan, mix, views, …)."""
     from .read import sections
@@ -399,7 +501,9 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
     extras = extras or {}
     secs = sections(results)
     figs: list[Chart] = []
-    head = [h('<h1>{}</h1><p class="note">tokstat {}. Answers first; each links to its evidence below.</p>',
+    head = [h('<h1>{}</h1><p class="note">tokstat {}. Answers first; each links to its evidence below (folded: '
+              'open it, or filter its tables).</p><div class="filter"><label>Filter the tables by language or '
+              'tokenizer: <input id="filter" type="search" placeholder="e.g. zh or o200k"></label></div>',
               title, __version__)]
     body, all_answers = [], []
     for i, sec in enumerate(secs):
@@ -414,14 +518,18 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
             block.append(h('<h2 id="{}corpus">Corpus {}</h2><p class="note">This report holds several corpora; each '
                            "has its own answers and evidence, never merged.</p>", prefix, sec.corpus or "?"))
         if ans:
-            block.append(h('<section class="answers">{}</section>', join("", [
-                h('<div class="answer" data-answer="{}"><h3>{}</h3><div>{}</div><a class="ev" href="#{}">evidence ↓</a>'
-                  "</div>", a.key, a.question, a.html, a.evidence) for a in ans])))
+            colours = _colours(c, v)
+            for a in ans:
+                a.chart = _answer_chart(a, sec, ex, v, prefix, colours)
+                if a.chart is not None:
+                    figs.append(a.chart)
+            block.append(h('<section class="answers">{}</section>', join("", [_card(a) for a in ans])))
         asm = assumptions(sec, ex)
         if asm:
             block.append(h('<h3 id="{}assumptions">Assumptions</h3><dl class="assume">{}</dl>', prefix,
                            join("", [h("<dt>{}</dt><dd>{}</dd>", k, v) for k, v in asm])))
-        block.append(section(sec, ex, prefix, figs, v))
+        block.append(h('<details class="evidence" id="{}evidence"><summary>Evidence: every table and chart behind '
+                       "the answers</summary>{}</details>", prefix, section(sec, ex, prefix, figs, v)))
         body.append(join("", block))
     body.append(_vocabularies(results.get("inventory"), results.get("overlap"), figs))
     sigs = []

@@ -42,7 +42,12 @@ def test_the_readme_has_examples_and_no_placeholders():
 def test_every_readme_example_runs_as_written(tmp_path):
     if not SHARED.is_dir():
         pytest.skip("../shared is absent (the examples read tiktoken:cl100k_base and spm files from it)")
-    env = {**os.environ, "TOKSTAT_TOKENIZERS": str(SHARED / "tokenizers"), "COLUMNS": "100"}
+    # exactly what the README says to export: nothing tokstat reads is inherited from this process
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("TOKSTAT_")},
+           "TOKSTAT_TOKENIZERS": str(SHARED / "tokenizers"), "TOKSTAT_DATA": str(SHARED / "corpora"), "COLUMNS": "100"}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "TOKSTAT_TOKENIZERS=../shared/tokenizers TOKSTAT_DATA=../shared/corpora" in readme
+    assert len(readme.encode("utf-8")) <= 20_000
     for c in commands():
         r = subprocess.run([sys.executable, "-m", "tokstat.cli", *shlex.split(c)[1:], *(["--quiet"] if any(
             c.startswith(f"tokstat {k} ") for k in ("compare", "sweep", "train", "report")) else [])],

@@ -140,7 +140,7 @@ def test_a_budget_file_makes_a_report_section_and_an_answer(shards, tmp_path):
     p = tmp_path / "b.parquet"
     df.write_parquet(p)
     page = report([p], tmp_path / "r.html").read_text()
-    ans = re.search(r'data-answer="budget"><h3>.*?</h3><div>(.*?)</div>', page, re.S).group(1)
+    ans = re.search(r'data-answer="budget"><h3>.*?</h3><div class="lead">(.*?)</div>', page, re.S).group(1)
     text = re.sub(r"<[^>]+>", "", ans)
     for r in df.filter(pl.col("language") == TOTAL).iter_rows(named=True):    # the total's own interval
         assert f"{si(r['tokens'])} tokens with {r['tokenizer']} (95 % interval {si(r['tokens_low'])}–{si(r['tokens_high'])})" in text

@@ -4,7 +4,6 @@ paired interval (cl100k -> o200k, a vendor's old and new tokenizer)."""
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -18,6 +17,7 @@ from tokstat.errors import TokstatError
 from tokstat.metrics import BASELINE_COLUMNS, versus_baseline
 
 from conftest import ROOT
+from tok_fixtures import sample_bpe
 
 SAMPLE = str(ROOT / "corpora/sample-zh-en/sample.tsv")
 
@@ -25,20 +25,8 @@ SAMPLE = str(ROOT / "corpora/sample-zh-en/sample.tsv")
 @pytest.fixture(scope="module")
 def toks(tmp_path_factory) -> dict[str, str]:
     """Two byte-level BPEs of different sizes trained on the bundled corpus (the 'old' and 'new' tokenizer)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
     d = tmp_path_factory.mktemp("toks")
-    (d / "t.txt").write_text(Path(SAMPLE).read_text(encoding="utf-8").replace("\t", "\n"), encoding="utf-8")
-    out = {}
-    for name, size in (("old", 600), ("new", 1500)):
-        t = Tokenizer(models.BPE())
-        t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        t.decoder = decoders.ByteLevel()
-        t.train([str(d / "t.txt")], trainers.BpeTrainer(vocab_size=size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-        (d / name).mkdir()
-        t.save(str(d / name / "tokenizer.json"))
-        out[name] = f"hf:{d / name / 'tokenizer.json'}"
-    return out
+    return {name: sample_bpe(d, name, size) for name, size in (("old", 600), ("new", 1500))}
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from tokstat.mix import Mix
 from tokstat.report import report
 
 from conftest import ROOT
+from tok_fixtures import sample_bpe
 
 SAMPLE = str(ROOT / "corpora/sample-zh-en/sample.tsv")
 MIX = "zh=0.3,en=0.7"
@@ -44,21 +45,9 @@ def said(out: str, prefix: str) -> str:
 def toks(tmp_path_factory) -> dict[str, str]:
     """Two close byte-level BPEs (1,000 and 1,100 merges), the first copied under a second name (an
     exact tie), and one that deletes every non-ASCII character (it loses text; looks cheapest)."""
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
-
     d = tmp_path_factory.mktemp("toks")
-    (d / "t.txt").write_text(Path(SAMPLE).read_text(encoding="utf-8").replace("\t", "\n"), encoding="utf-8")
-    out = {}
-    for name, size, drop in (("small", 1000, False), ("big", 1100, False), ("drop", 400, True)):
-        t = Tokenizer(models.BPE())
-        if drop:
-            t.normalizer = normalizers.Replace(Regex(r"[^\x00-\x7f]"), "")
-        t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        t.decoder = decoders.ByteLevel()
-        t.train([str(d / "t.txt")], trainers.BpeTrainer(vocab_size=size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-        (d / name).mkdir()
-        t.save(str(d / name / "tokenizer.json"))
-        out[name] = f"hf:{d / name / 'tokenizer.json'}"
+    out = {name: sample_bpe(d, name, size, drop_non_ascii=drop)
+           for name, size, drop in (("small", 1000, False), ("big", 1100, False), ("drop", 400, True))}
     (d / "twin").mkdir()
     shutil.copy(d / "small" / "tokenizer.json", d / "twin" / "tokenizer.json")
     out["twin"] = f"hf:{d / 'twin' / 'tokenizer.json'}"

@@ -304,24 +304,11 @@ def test_lossy_and_switch_lines_fit_without_breaking_a_phrase(width, capsys, mon
     import re
 
     from rich.cells import cell_len
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
-
     from conftest import ROOT
+    from tok_fixtures import sample_bpe
 
     sample = ROOT / "corpora/sample-zh-en/sample.tsv"
-    (tmp_path / "t.txt").write_text(sample.read_text(encoding="utf-8").replace("\t", "\n"), encoding="utf-8")
-    specs = []
-    for name, drop in (("keep", False), ("drop", True)):
-        t = Tokenizer(models.BPE())
-        if drop:
-            t.normalizer = normalizers.Replace(Regex(r"[^\x00-\x7f]"), "")
-        t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        t.decoder = decoders.ByteLevel()
-        t.train([str(tmp_path / "t.txt")], trainers.BpeTrainer(vocab_size=500,
-                                                                initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-        (tmp_path / name).mkdir()
-        t.save(str(tmp_path / name / "tokenizer.json"))
-        specs.append(f"hf:{tmp_path / name / 'tokenizer.json'}")
+    specs = [sample_bpe(tmp_path, name, 500, drop_non_ascii=drop) for name, drop in (("keep", False), ("drop", True))]
     out = _run(capsys, monkeypatch, width, ["compare", str(sample), "-t", specs[1], "--baseline", specs[0], "--quiet"])
     lines = out.splitlines()
     assert any("switching" in x for x in lines) and any(x.startswith("⚠") for x in lines), out

@@ -115,3 +115,25 @@ def tiny_files(folder) -> dict[str, str]:
     out["wordpiece"] = folder / "wp" / "vocab.txt"
     out["wordpiece"].write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\ncat\n##s\nhello\n中\n文\n")
     return {k: str(v) for k, v in out.items()}
+
+
+def sample_bpe(folder, name: str, size: int, *, drop_non_ascii: bool = False) -> str:
+    """A byte-level BPE of ``size`` trained on the bundled zh/en sample, saved as
+    ``folder/name/tokenizer.json``; returns its ``hf:`` spec. ``drop_non_ascii``: its normaliser
+    deletes every non-ASCII character (a tokenizer that loses text and looks cheap)."""
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+    folder = Path(folder)
+    text = folder / "sample-lines.txt"
+    if not text.exists():
+        sample = Path(__file__).resolve().parent.parent / "corpora/sample-zh-en/sample.tsv"
+        text.write_text(sample.read_text(encoding="utf-8").replace("\t", "\n"), encoding="utf-8")
+    t = Tokenizer(models.BPE())
+    if drop_non_ascii:
+        t.normalizer = normalizers.Replace(Regex(r"[^\x00-\x7f]"), "")
+    t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    t.decoder = decoders.ByteLevel()
+    t.train([str(text)], trainers.BpeTrainer(vocab_size=size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    (folder / name).mkdir()
+    t.save(str(folder / name / "tokenizer.json"))
+    return f"hf:{folder / name / 'tokenizer.json'}"

@@ -22,7 +22,8 @@ PCT = {"jaccard", "coverage", "token_share", "byte_share", "continued_word_rate"
        "boundary_f1", "renyi_efficiency",
        "renyi_efficiency_observed", "type_token_ratio", "vocab_utilisation",
        "mfu", "goodput", "changed_segments_share", "tokens_saved", "roundtrip_rate_after"}
-MULT = {"premium", "premium_ci_low", "premium_ci_high", "vs_baseline", "vs_baseline_ci_low", "vs_baseline_ci_high", "premium_mean_of_ratios", "premium_mor_ci_low",
+MULT = {"premium", "premium_ci_low", "premium_ci_high", "vs_baseline", "vs_baseline_ci_low", "vs_baseline_ci_high",
+        "premium_mean_of_ratios", "premium_mor_ci_low",
         "premium_mor_ci_high", "cost_multiplier", "serving_multiplier", "ratio", "premium_before", "premium_after"}
 MONEY = {"dollars", "usd_per_request", "usd_per_1k_requests", "serving_usd_per_m_chars", "price_usd_h", "adapt_usd",
          "usd_per_1k_requests_before", "usd_per_1k_requests_after", "saving_usd_per_1k_requests"}

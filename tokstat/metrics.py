@@ -324,12 +324,18 @@ def check_rates(df, source: object = None) -> None:
 BASELINE_COLUMNS = ["baseline", "vs_baseline", "vs_baseline_ci_low", "vs_baseline_ci_high"]
 
 
-def _replicates(v) -> np.ndarray | None:
-    """``tokens_per_char_boot`` as numbers: space-separated text in a fresh table, a list once read back."""
-    if v is None:
+def replicates(value) -> np.ndarray | None:
+    """Bootstrap replicates as compare writes them (space-separated text) or as a list of numbers
+    (a table read back).
+
+    >>> replicates("0.5 0.25").tolist(), replicates(None), replicates(" ")
+    ([0.5, 0.25], None, None)
+    """
+    if value is None:
         return None
-    arr = np.asarray(v.split() if isinstance(v, str) else list(v), dtype=np.float64)
-    return arr if arr.size else None
+    if isinstance(value, str):
+        return np.array([float(x) for x in value.split()], dtype=float) if value.strip() else None
+    return np.asarray(value, dtype=float)
 
 
 def versus_baseline(df: pl.DataFrame, baseline: str, *, level: float = 0.95) -> pl.DataFrame:
@@ -362,7 +368,7 @@ def versus_baseline(df: pl.DataFrame, baseline: str, *, level: float = 0.95) -> 
             differ.append(f"{r['tokenizer']} on {r['language']}")
         elif b is not None and b["tokens"]:
             vs = r["tokens"] / b["tokens"]
-            rt, rb = _replicates(r.get("tokens_per_char_boot")), _replicates(b.get("tokens_per_char_boot"))
+            rt, rb = replicates(r.get("tokens_per_char_boot")), replicates(b.get("tokens_per_char_boot"))
             if rt is not None and rb is not None and len(rt) == len(rb):
                 ok = np.isfinite(rt) & np.isfinite(rb) & (rb > 0)
                 if ok.sum() >= 2:

@@ -128,7 +128,7 @@ class FastAdapter(Adapter):
         self.library_version = f"{self.engine}+{ref.library_version}"
         self.reference_version = ref.library_version
         self._lens = ref._lens
-        self._lens32: np.ndarray | None = None     # the same, narrower: the count path's gather is 1.5x faster
+        self._lens32 = ref._lens.astype(np.int32)   # the same, narrower: the count path's gather is 1.5x faster
         self.id_offset = getattr(ref, "id_offset", 0)
         self.disabled: str | None = None     # why the fast path was turned off during the run
         self._tok = None
@@ -189,8 +189,6 @@ class FastAdapter(Adapter):
         with native_errors(self.id):
             raw, off = self._flat(texts)
         counts = np.diff(off)
-        if self._lens32 is None:
-            self._lens32 = self._lens.astype(np.int32)
         bad = unspelt(np.take(self._lens32, raw), counts, texts, nbytes)
         if len(bad) and self._reference_for(texts, raw.astype(np.int64) + self.id_offset, counts, bad) is None:
             return self.ref.token_counts(texts)

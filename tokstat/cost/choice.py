@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import TokstatError
-from ..metrics import MAX_UNK, unreliable
+from ..metrics import MAX_UNK, replicates, unreliable  # noqa: F401 - replicates: part of this module's API
 from ..mix import Mix, amounts_from_results, equal
 
 LEVEL = 0.95
@@ -91,15 +91,6 @@ class Choice:
                else f"{self.scores[self.best]:.3f}")
         tok = f", {self.tokens[self.best]:.3f} tokens per character" if self.criterion == "dollars" else ""
         return f"{self.best}: {num} {self.unit}{tok}; {self.closeness()}"
-
-
-def replicates(value) -> np.ndarray | None:
-    """Bootstrap replicates as compare writes them (space-separated text) or as a list of numbers."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return np.array([float(x) for x in value.split()], dtype=float) if value.strip() else None
-    return np.asarray(value, dtype=float)
 
 
 def mix_of_costs(costs: pl.DataFrame | None) -> Mix | None:

@@ -106,15 +106,22 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
         _dispatch(ray, (actors[k % n].add.remote(chunk) for k, chunk in enumerate(chunks(todo, n))), n, progress,
                   lambda ref: _get(ray, ref))
         acc = plan.empty()
-        for part in ray.get([a.result.remote() for a in actors]):
+        nodes = ray.get([a.node.remote() for a in actors])
+        for part in _results(ray, actors):
             acc.merge(part)
-        acc.nodes = sorted(set(ray.get([a.node.remote() for a in actors])))
-        for a in actors:
-            ray.kill(a)
+        acc.nodes = sorted(set(nodes))
         return acc
     finally:
         if started:
             ray.shutdown()
+
+
+def _results(ray, actors) -> list:
+    """Each actor's accumulated result (in actor order), then the actors are ended."""
+    parts = ray.get([a.result.remote() for a in actors])
+    for a in actors:
+        ray.kill(a)
+    return parts
 
 
 def _dispatch(ray, calls, n: int, progress, get) -> None:
@@ -180,10 +187,8 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
         _dispatch(ray, ((actors[k % n].add_shard if shards else actors[k % n].add).remote(k, payload)
                         for k, payload in enumerate(items)), n, progress, ray.get)
         acc = job.empty()
-        for part in ray.get([a.result.remote() for a in actors]):
+        for part in _results(ray, actors):
             acc = merge(acc, part)
-        for a in actors:
-            ray.kill(a)
         return acc
     finally:
         if started:

@@ -1437,14 +1437,14 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
 @click.argument("text")
 @tokenizer_options()
 @click.option("--ids", is_flag=True, help="also print the token ids")
-@click.option("--html", "html_out", help="also write the view as an HTML fragment")
+@click.option("--html", "html_out", help="also write the view as a page (.html): tokenizers side by side, id and bytes on hover")
 @click.option("--normalize", type=click.Choice(["nfc", "nfkc", "none"]), default="nfc", show_default=True,
               help="normalisation of TEXT, as for counting")
 def show_cmd(text, tokenizers, ids, html_out, normalize):
-    """TEXT split into each tokenizer's tokens: alternating colours, characters cut across tokens in
-    red (as bytes), byte-fallback tokens in magenta, unknown tokens white on red."""
+    """TEXT split into each tokenizer's tokens: one colour per token id, characters cut across tokens
+    in red (as bytes), byte-fallback tokens in magenta, unknown tokens white on red."""
     from .io import write_bytes
-    from .show import html_fragment, rich_lines, show
+    from .show import html_page, rich_lines, show
 
     check_outputs({"--html": (html_out, "html")}, inputs=[])
     res = show(text, list(tokenizers), normalize=normalize)
@@ -1452,7 +1452,7 @@ def show_cmd(text, tokenizers, ids, html_out, normalize):
     for line in rich_lines(text, res, ids=ids, plain=console.color_system is None):
         console.print(line)
     if html_out:
-        write_bytes(html_out, html_fragment(text, res, ids=ids).encode("utf-8"))
+        write_bytes(html_out, html_page(text, res, ids=ids))
         _print(f"wrote {html_out}")
 
 

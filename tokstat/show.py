@@ -20,14 +20,15 @@ from .fmt import visible
 
 @dataclass(frozen=True)
 class Piece:
-    """One token: its id, byte span, the text shown and its kind (``text``, ``partial`` — cuts a
-    character —, ``byte`` — a byte-fallback token —, ``unk`` or ``empty``)."""
+    """One token: its id, byte span, the text shown, its kind (``text``, ``partial`` — cuts a
+    character —, ``byte`` — a byte-fallback token —, ``unk`` or ``empty``) and its bytes of the text."""
 
     id: int
     start: int
     end: int
     shown: str
     kind: str
+    raw: bytes = b""
 
 
 def pieces(adapter: Adapter, text: str) -> list[Piece]:
@@ -60,7 +61,7 @@ def pieces(adapter: Adapter, text: str) -> list[Piece]:
             shown = _partial(chunk)
         else:
             kind, shown = "text", chunk.decode("utf-8")
-        out.append(Piece(i, a, b, shown, kind))
+        out.append(Piece(i, a, b, shown, kind, chunk))
     return out
 
 
@@ -102,54 +103,145 @@ def show(text: str, tokenizers: list[str | Adapter], normalize: str = "nfc") -> 
     return {a.id: pieces(a, text) for a in adapters}
 
 
-STYLES = {"text": ("on grey23", "on grey35"), "partial": ("bold red on grey23", "bold red on grey35"),
-          "byte": ("bold magenta on grey23", "bold magenta on grey35"), "unk": ("bold white on red", "bold white on red"),
-          "empty": ("dim", "dim")}
-CSS = {"text": ("#dde7f7", "#f7e9d0"), "partial": ("#f9c9c9", "#f3b0b0"), "byte": ("#e6d1f5", "#d7b8ef"),
-       "unk": ("#e04b4b", "#e04b4b"), "empty": ("#eeeeee", "#eeeeee")}
+#: backgrounds, one per token id (``id % 10``): the same id has the same colour in every line and
+#: tokenizer; a thin white edge separates two neighbours that share one
+PALETTE = ("#dbe9f6", "#fde2c8", "#d9f0d3", "#f6d5e5", "#e5dcf3", "#fff2b3", "#d2efee", "#f3ddd2", "#e2e8c8",
+           "#e6e6e6")
+TERMINAL = ("#26374f", "#4a3320", "#27432a", "#4a2738", "#38304f", "#4a4420", "#1f4545", "#4a3027", "#3b4226",
+            "#3a3a3a")
+MARKS = {"partial": "bold bright_red underline", "byte": "bold bright_magenta", "unk": "bold white on red",
+         "empty": "dim"}
+
+VIEW_CSS = """
+.tokstat-show{font:14px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif}
+.tv-legend{font-size:13px;color:#444;margin:4px 0 8px}
+.tv-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(16em,1fr));gap:10px}
+.tv-col{border:1px solid #e5e5e5;border-radius:8px;padding:6px 8px;min-width:0}
+.tv-head{font-size:13px;margin-bottom:4px}.tv-head b{font-size:14px}
+.tv-sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}
+.tv-text{font:15px/1.9 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
+.tv{position:relative;padding:1px 0;box-shadow:inset -1px 0 #fff;border-radius:2px;cursor:default}
+""" + "".join(f".k{i}{{background:{c}}}" for i, c in enumerate(PALETTE)) + """
+.tv-mk{font-style:normal;padding:0 2px}
+.tokstat-show .partial{border-bottom:2px solid #c62828;color:#a11}
+.tokstat-show .byte{outline:1px dashed #7b1fa2;outline-offset:-1px;color:#6a1b9a}
+.tokstat-show .unk{background:#d32f2f;color:#fff}.tokstat-show .empty{color:#888}
+.tv:hover{outline:2px solid #1d1d1f;outline-offset:-1px;z-index:1}
+.tv:hover::after{content:attr(data-tip);position:absolute;left:0;top:100%;z-index:3;background:#1d1d1f;color:#fff;
+font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;padding:2px 6px;border-radius:3px;white-space:pre}
+.tv-ids{font:12px ui-monospace,Menlo,Consolas,monospace;color:#555;overflow-wrap:anywhere;margin-top:4px}
+"""
+
+_KIND = {"partial": "cuts a character", "byte": "byte fallback", "unk": "unknown token", "empty": "covers no input"}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What one tokenizer did to the text: tokens, characters, the characters cut across two tokens
+    or more, byte-fallback and unknown tokens.
+
+    >>> summary([Piece(1, 0, 2, "<e8 aa>", "partial", b"\\xe8\\xaa"), Piece(2, 2, 3, "<9e>", "partial", b"\\x9e")])
+    Summary(tokens=2, chars=1, cut_chars=1, byte_tokens=0, unk_tokens=0)
+    """
+
+    tokens: int
+    chars: int
+    cut_chars: int
+    byte_tokens: int
+    unk_tokens: int
+
+    def line(self) -> str:
+        """``"7 tokens · 0.700 per character · 1 character cut · 2 byte-fallback"`` (zeros left out)."""
+        out = [f"{self.tokens:,} tokens", f"{self.tokens / self.chars:.3f} per character" if self.chars else "no text"]
+        for n, what in ((self.cut_chars, "character" + "s" * (self.cut_chars > 1) + " cut"),
+                        (self.byte_tokens, "byte-fallback"), (self.unk_tokens, "unknown")):
+            if n:
+                out.append(f"{n:,} {what}")
+        return " · ".join(out)
+
+
+def summary(ps: list[Piece]) -> Summary:
+    """The :class:`Summary` of one tokenizer's pieces (which tile the text's bytes)."""
+    raw = b"".join(p.raw for p in ps)
+    text = raw.decode("utf-8")
+    cuts = {p.start for p in ps} | {p.end for p in ps}
+    cut, pos = 0, ps[0].start if ps else 0
+    for c in text:
+        n = len(c.encode("utf-8"))
+        cut += any(pos < x < pos + n for x in cuts)
+        pos += n
+    return Summary(len(ps), len(text), cut, sum(p.kind == "byte" for p in ps), sum(p.kind == "unk" for p in ps))
+
+
+def _tip(p: Piece) -> str:
+    """The hover text: ``id 9906 · bytes e4 bd a0`` and what is special about the token."""
+    tip = f"id {p.id} · " + (f"bytes {p.raw.hex(' ')}" if p.raw else "no bytes")
+    return tip + (f" · {_KIND[p.kind]}" if p.kind in _KIND else "")
 
 
 def rich_lines(text: str, result: dict[str, list[Piece]], ids: bool = False, plain: bool = False):
-    """Renderables for the terminal: per tokenizer a header, the coloured pieces (alternating
-    backgrounds; cut characters red, byte fallback magenta, unknown white on red) and optionally the
+    """Renderables for the terminal: per tokenizer a header (tokens, per character, characters cut,
+    byte-fallback and unknown tokens), the pieces on backgrounds stable per id (cut characters red
+    and underlined, shown as bytes; byte fallback magenta; unknown white on red) and optionally the
     ids. ``plain`` (no colours: a pipe or a file) separates the pieces with ``│`` and marks unknown
     tokens ``⟨unk:…⟩``."""
     from rich.text import Text
 
-    n_chars = len(text)
     out = []
     for name, ps in result.items():
-        out.append(Text(f"{name}: {len(ps)} tokens, {len(ps) / n_chars:.3f} per character", style="bold"))
+        out.append(Text(f"{name}: {summary(ps).line()}", style="bold"))
         t = Text()
         for k, p in enumerate(ps):
             shown = visible(p.shown.replace("\n", "⏎"))   # ESC, BEL, CR …: shown, never sent to the terminal
             if plain:
                 t.append(("│" if k else "") + (f"⟨unk:{shown}⟩" if p.kind == "unk" else shown))
             else:
-                t.append(shown, style=STYLES[p.kind][k % 2])
+                bg = "" if p.kind == "unk" else f" on {TERMINAL[p.id % len(TERMINAL)]}"
+                t.append(shown, style=MARKS.get(p.kind, "") + bg)
         out.append(t)
         if ids:
             out.append(Text(" ".join(str(p.id) for p in ps), style="dim"))
     return out
 
 
-def html_fragment(text: str, result: dict[str, list[Piece]], ids: bool = False):
-    """The same view as a self-contained HTML fragment (inline styles, no script), escaped by
-    construction (:mod:`tokstat.markup`): a :class:`markupsafe.Markup`."""
+def html_fragment(text: str, result: dict[str, list[Piece]], ids: bool = False, *, style: bool = True,
+                  colours: dict[str, str] | None = None):
+    """The view as a self-contained HTML fragment (no script), escaped by construction
+    (:mod:`tokstat.markup`): the tokenizers side by side, each token on a background stable per id
+    with its id and bytes on hover, cut characters underlined red, byte fallback outlined, unknown
+    tokens white on red. ``style``: include :data:`VIEW_CSS` (the report has it once in its own);
+    ``colours``: a swatch per tokenizer, the page's colour for it. A :class:`markupsafe.Markup`."""
     from .markup import Markup, h, join
 
-    parts = [Markup('<div class="tokstat-show" style="font-family:ui-monospace,monospace;line-height:1.9">')]
+    parts = [h("<style>{}</style>", Markup(VIEW_CSS)) if style else Markup(""),
+             Markup('<div class="tokstat-show"><p class="tv-legend">Each token on its own colour (the same id, the '
+                    'same colour); hover a token for its id and bytes. <i class="tv-mk partial">Red, '
+                    'underlined</i>: a character cut across tokens, shown as its bytes; <i class="tv-mk '
+                    'byte">outlined</i>: byte fallback; <i class="tv-mk unk">white on red</i>: '
+                    'unknown; ∅: covers no input.</p><div class="tv-grid">')]
     for name, ps in result.items():
-        parts.append(h("<p><b>{}</b>: {} tokens, {:.3f} per character<br>", name, len(ps), len(ps) / len(text)))
-        for k, p in enumerate(ps):
-            title = f"id {p.id}, bytes {p.start}-{p.end}" + ("" if p.kind == "text" else f", {p.kind}")
-            parts.append(h('<span title="{}" style="background:{};padding:1px 0;white-space:pre-wrap;'
-                           'overflow-wrap:anywhere">{}</span>', title, CSS[p.kind][k % 2], p.shown))
+        sw = h('<i class="tv-sw" style="background:{}"></i>', colours[name]) if colours and name in colours else ""
+        parts.append(h('<div class="tv-col"><div class="tv-head">{}<b>{}</b><br>{}</div><div class="tv-text">',
+                       sw, name, summary(ps).line()))
+        for p in ps:
+            kind = "" if p.kind == "text" else " " + p.kind
+            parts.append(h('<span class="tv k{}{}" data-tip="{}">{}</span>', p.id % len(PALETTE), kind, _tip(p), p.shown))
+        parts.append(Markup("</div>"))
         if ids:
-            parts.append(h('<br><small style="color:#666">{}</small>', " ".join(str(p.id) for p in ps)))
-        parts.append(Markup("</p>"))
-    parts.append(Markup("</div>\n"))
+            parts.append(h('<div class="tv-ids">{}</div>', " ".join(str(p.id) for p in ps)))
+        parts.append(Markup("</div>"))
+    parts.append(Markup("</div></div>\n"))
     return join("", parts)
+
+
+def html_page(text: str, result: dict[str, list[Piece]], ids: bool = False) -> bytes:
+    """``show --html``: the view as a page of its own (UTF-8 declared, so a browser opening the file
+    reads the text as it is), one self-contained file with no script."""
+    from .markup import h
+
+    return h('<!doctype html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,'
+             'initial-scale=1"><title>tokstat show: {}</title><style>body{{margin:16px 24px;color:#1d1d1f}}</style>'
+             '</head><body>{}</body></html>\n', text[:60], html_fragment(text, result, ids)).encode("utf-8")
 
 
 def worst(segments: pl.DataFrame, *, tokenizer: str | None = None, language: str | None = None, pivot: str = "en",

@@ -44,7 +44,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     ``"sweep"``, ``"sweep_cost"`` and (BPE) ``"allocation"``."""
     from .compare import resolve_tokenizers
     from .cost.model import non_embedding_params
-    from .show import html_fragment, pieces
+    from .show import pieces
     from .vocabplan import allocation, plan_for_report, text_sample
 
     for name, value, kinds, form in (("sweep", sweep, (str, type(None)), "'ALGO:SIZE,SIZE', e.g. 'bpe:2000,4000'"),
@@ -99,6 +99,6 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
             for lang in c.languages:
                 text = seg.texts[lang]
                 shown.append({"segment": seg.id, "language": lang, "text": text,
-                              "html": html_fragment(text, {a.id: pieces(a, text) for a in adapters})})
+                              "pieces": {a.id: pieces(a, text) for a in adapters}})
     out["views"] = shown
     return out

@@ -13,6 +13,7 @@ from .answers import Answer, Verdict, answers, assumptions, verdict
 from .charts import (CARD_WIDTH, Chart, allocation_chart, bars, boxes, fairness_curves, histograms, language_colours,
                      multiplier_chart, plan_curves, ranking_chart, svg, sweep_curves, tokenizer_colours)
 from ..markup import Markup, h, join, trusted
+from ..show import VIEW_CSS
 
 CSS = """
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fff}
@@ -44,7 +45,7 @@ code,.sig{font:12px ui-monospace,Menlo,Consolas,monospace}.sig{color:#555;overfl
 .answer details{margin:4px 0 0;font-size:14px}
 details.evidence>summary{font-size:17px;font-weight:600;margin:22px 0 6px;color:#1d1d1f}
 .filter{margin:10px 0;font-size:14px}.filter input{font:inherit;padding:3px 6px;width:min(320px,90%)}
-"""
+""" + VIEW_CSS
 
 SORT_JS = Markup("""<script>
 const openTo = () => { const t = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
@@ -391,11 +392,14 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                 ("usd_per_1k_requests", "$ / 1k requests")]) + full(sk, "cost per size"))
     views = extras.get("views") or []
     if views:
+        from ..show import html_fragment
+
+        tcol = _colours(c, v) if c is not None else {}
         parts.append(h('<h2 id="{}view">A look inside</h2><p class="note">The first segments split into tokens '
-                       "by each tokenizer (alternating backgrounds; red: a character cut inside; purple: byte "
-                       "fallback; white on red: unknown).</p>", prefix))
-        for v in views:   # v["html"] is show.html_fragment's Markup (escaped by construction there)
-            parts.append(h('<h3>{} — segment {}</h3><div class="view">{}</div>', v["language"], v["segment"], v["html"]))
+                       "by each tokenizer, side by side.</p>", prefix))
+        for w in views:   # html_fragment escapes by construction (tokstat.markup)
+            parts.append(h('<h3>{} — segment {}</h3><div class="view">{}</div>', w["language"], w["segment"],
+                           html_fragment(w["text"], w["pieces"], style=False, colours=tcol)))
     return join("", parts)
 
 

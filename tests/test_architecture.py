@@ -156,3 +156,24 @@ def test_a_sibling_shared_folder_is_never_searched(tmp_path, monkeypatch):
     assert load_corpus("ud-pud").languages == ["en"]
     monkeypatch.setenv("TOKSTAT_TOKENIZERS", str(tmp_path / "shared" / "tokenizers"))
     assert search_dirs()[0] == tmp_path / "shared" / "tokenizers"
+
+
+def test_the_command_line_is_one_module_per_job():
+    """Every command belongs to exactly one job module, ``tokstat --help`` lists it under that job,
+    and no job module imports another (they share only ``options`` and ``terminal``)."""
+    from click.testing import CliRunner
+
+    from tokstat.cli import JOBS, cli
+
+    owned = [c.name for job in JOBS for c in job.COMMANDS]
+    assert sorted(owned) == sorted(cli.commands) and len(owned) == len(set(owned))
+    out = CliRunner().invoke(cli, ["--help"], terminal_width=100).output
+    heads = [out.index(f"\n{job.JOB}:\n") for job in JOBS]
+    assert heads == sorted(heads)
+    for k, job in enumerate(JOBS):
+        block = out[heads[k]:heads[k + 1] if k + 1 < len(JOBS) else len(out)]
+        assert {line.split()[0] for line in block.splitlines()[1:] if line.startswith("  ")} == {c.name for c in job.COMMANDS}
+    jobs = {job.__name__ for job in JOBS}
+    for job in JOBS:
+        crossed = {m for _, m in imports(Path(job.__file__)) if m in jobs and m != job.__name__}
+        assert not crossed, f"{job.__name__} imports {crossed}"

@@ -223,13 +223,14 @@ def test_no_output_may_replace_an_input(world, tmp_path, capsys, monkeypatch):
 def test_the_writer_refuses_what_the_run_opened_even_without_the_early_check(world, tmp_path, capsys, monkeypatch, argv_of, victim):
     """With the early check and the command-line record switched off, the files the run itself
     opened are still refused by the checked writer: the record is made where inputs are opened."""
-    import tokstat.cli as cli_mod
     import tokstat.io as io_mod
+    from tokstat.cli import measure, options, price, report, vocab
 
-    monkeypatch.setattr(cli_mod, "paths_named", lambda value: [])
+    monkeypatch.setattr(options, "paths_named", lambda value: [])
     real = io_mod.check_outputs
     monkeypatch.setattr(io_mod, "check_outputs", lambda outputs, inputs=(): real(outputs))
-    monkeypatch.setattr(cli_mod, "check_outputs", lambda outputs, inputs=(): None)
+    for job in (measure, price, vocab, report):
+        monkeypatch.setattr(job, "check_outputs", lambda outputs, inputs=(): None)
     target = Path(world[victim])
     before = _digests(Path(world["dir"]))
     rc = main(argv_of(world) + ["--out", str(target)])

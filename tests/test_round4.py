@@ -311,14 +311,14 @@ def test_a_shard_that_grows_while_budget_runs_is_refused(tok, tmp_path, monkeypa
 
     shard = Path(docs(tmp_path / "d/en/a.jsonl", [("en", f"document {i}") for i in range(50)]))
     docs(tmp_path / "d/zh/a.jsonl", [("zh", f"文件 {i}") for i in range(50)])
-    real = scan_mod.count_unit
+    real = scan_mod.count_units
 
     def grow_then_count(*a, **kw):
         with open(shard, "a", encoding="utf-8") as f:
             f.write(json.dumps({"text": "a late document", "language": "en"}) + "\n")
         return real(*a, **kw)
 
-    monkeypatch.setattr(scan_mod, "count_unit", grow_then_count)
+    monkeypatch.setattr(scan_mod, "count_units", grow_then_count)
     rc = main(["budget", str(tmp_path / "d"), "-t", tok, "--exact", "--workers", "1", "--out", str(tmp_path / "b.csv")])
     err = capsys.readouterr().err
     assert rc == 2 and re.search(r"a\.jsonl: .*changed while this run was reading it \([\d,]+ bytes, then [\d,]+\)", err), err

@@ -258,6 +258,23 @@ class ParquetFile:
         return self._guard(lambda: self._pf.read_row_group(i, columns=columns, use_threads=use_threads),
                            f"cannot read row group {i}")
 
+    def read_row_groups(self, ids: list[int], columns: list[str] | None = None, use_threads: bool = True):
+        """Row groups ``ids`` as one table (one call); on a damaged file the error names the first
+        row group that cannot be read."""
+        try:
+            return self._pf.read_row_groups(ids, columns=columns, use_threads=use_threads)
+        except Exception:  # noqa: BLE001 - reread one by one: the error names the row group
+            for i in ids:
+                self.read_row_group(i, columns=columns, use_threads=use_threads)
+            return self._guard(lambda: self._pf.read_row_groups(ids, columns=columns, use_threads=use_threads))
+
+    def row_group_shape(self, i: int) -> tuple[int, int]:
+        """``(rows, bytes stored uncompressed)`` of row group ``i``, from the footer."""
+        def shape():
+            rg = self._pf.metadata.row_group(i)
+            return rg.num_rows, rg.total_byte_size
+        return self._guard(shape, "cannot read the Parquet footer")
+
     def read(self, columns: list[str] | None = None):
         return self._guard(lambda: self._pf.read(columns=columns))
 

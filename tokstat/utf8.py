@@ -64,3 +64,81 @@ def char_to_byte(texts: list[str], seg: np.ndarray, char_pos: np.ndarray) -> np.
     np.cumsum(utf8_lengths(cp), out=cb[1:])
     cbase = offsets(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
     return cb[cbase[seg] + char_pos] - cb[cbase[seg]]
+
+
+class FlatTexts:
+    """Texts held as one UTF-8 buffer with offsets (an Arrow ``large_string`` array, no nulls), as a
+    Parquet column is read: byte and character lengths come from Arrow's kernels, a batch goes to a
+    library that takes flat buffers (gigatoken's awkward input) without one Python string per text,
+    and a text becomes a Python string only when asked for (``texts[i]``, :meth:`tolist`).
+
+    >>> import pyarrow as pa
+    >>> t = FlatTexts(pa.array(["a", "你好"], pa.large_string()))
+    >>> len(t), t[1], t.nbytes().tolist(), t.nchars().tolist(), bytes(t.buffer())
+    (2, '你好', [1, 6], [1, 2], b'a\\xe4\\xbd\\xa0\\xe5\\xa5\\xbd')
+    """
+
+    def __init__(self, arr, texts: list[str] | None = None):
+        self.arr = arr
+        self._list: list[str] | None = texts
+
+    @classmethod
+    def of(cls, texts: list[str]) -> FlatTexts:
+        """Python strings held flat (and kept: :meth:`tolist` returns them, no second conversion)."""
+        import pyarrow as pa
+
+        return cls(pa.array(texts, pa.large_string()), texts)
+
+    def __len__(self) -> int:
+        return len(self.arr)
+
+    def __getitem__(self, i: int) -> str:
+        if self._list is not None:
+            return self._list[i]
+        return self.arr[int(i)].as_py()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def tolist(self) -> list[str]:
+        """Every text as a Python string (made once)."""
+        if self._list is None:
+            self._list = self.arr.to_pylist()
+        return self._list
+
+    def offsets(self) -> np.ndarray:
+        """Byte offset of each text in the Arrow buffer (n+1, int64; the first need not be 0)."""
+        a = self.arr
+        return np.frombuffer(a.buffers()[1], dtype=np.int64)[a.offset:a.offset + len(a) + 1]
+
+    def nbytes(self) -> np.ndarray:
+        """UTF-8 bytes of each text (int64)."""
+        return np.diff(self.offsets())
+
+    def nchars(self) -> np.ndarray:
+        """Code points of each text (int64)."""
+        import pyarrow.compute as pc
+
+        return pc.utf8_length(self.arr).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+    def buffer(self) -> memoryview:
+        """The texts' UTF-8, concatenated (``b"".join(t.encode() for t in texts)``), without a copy."""
+        off = self.offsets()
+        values = self.arr.buffers()[2]
+        return memoryview(values)[int(off[0]):int(off[-1])] if values is not None else memoryview(b"")
+
+    def filter(self, mask: np.ndarray) -> FlatTexts:
+        """The texts where ``mask`` is true."""
+        import pyarrow as pa
+
+        lst = None if self._list is None else [t for t, m in zip(self._list, mask.tolist()) if m]
+        return FlatTexts(self.arr.filter(pa.array(mask, type=pa.bool_())), lst)
+
+    def awkward(self):
+        """The texts as an awkward array of strings over the same buffers (gigatoken's flat input)."""
+        import awkward as ak
+
+        values = self.arr.buffers()[2]
+        data = np.frombuffer(values, dtype=np.uint8) if values is not None else np.zeros(0, dtype=np.uint8)
+        return ak.Array(ak.contents.ListOffsetArray(ak.index.Index64(self.offsets()), ak.contents.NumpyArray(
+            data, parameters={"__array__": "char"}), parameters={"__array__": "string"}))

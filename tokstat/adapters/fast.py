@@ -119,6 +119,9 @@ def _build(ref: Adapter):
 class FastAdapter(Adapter):
     """``ref``'s tokenizer encoded by gigatoken: same ids, spans from ``ref``'s byte-length table."""
 
+    #: :meth:`token_counts` takes a :class:`~tokstat.utf8.FlatTexts` as it is (flat buffers, no str per text)
+    flat_input = True
+
     def __init__(self, ref: Adapter):
         self.__dict__.update({k: v for k, v in ref.__dict__.items() if k not in ("enc", "tok", "_lens")})
         for k in ("id", "family", "algorithm", "vocab_size", "n_ids", "file_hash", "unk_ids", "byte_fallback"):
@@ -165,7 +168,10 @@ class FastAdapter(Adapter):
 
     def _flat(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """gigatoken's flat ids (its own array and dtype, gigatoken's id space) and each text's offsets into them."""
-        arr = self.tok.encode_batch(list(texts), parallel=None if self.threads != 1 else False)
+        from ..utf8 import FlatTexts
+
+        inputs = texts.awkward() if isinstance(texts, FlatTexts) else list(texts)    # flat buffers: no str per text
+        arr = self.tok.encode_batch(inputs, parallel=None if self.threads != 1 else False)
         lay = arr.layout
         try:
             off = np.asarray(lay.offsets.data, dtype=np.int64)
@@ -185,13 +191,13 @@ class FastAdapter(Adapter):
         tokens' bytes add up to each text's, else the reference encodes the text and must agree).
         The ids stay in gigatoken's own array (no int64 copy) unless a text needs the reference."""
         if self.disabled:
-            return self.ref.token_counts(texts)
+            return self.ref.token_counts(list(texts))
         with native_errors(self.id):
             raw, off = self._flat(texts)
         counts = np.diff(off)
         bad = unspelt(np.take(self._lens32, raw), counts, texts, nbytes)
         if len(bad) and self._reference_for(texts, raw.astype(np.int64) + self.id_offset, counts, bad) is None:
-            return self.ref.token_counts(texts)
+            return self.ref.token_counts(list(texts))
         return counts
 
     def _reference_for(self, texts: list[str], ids: np.ndarray, counts: np.ndarray, bad: np.ndarray):

@@ -77,7 +77,7 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
     included) is put in the object store once."""
     import ray
 
-    from .scan import Verifier, chunks, count_unit
+    from .scan import Verifier, chunks, count_units
 
     started = _connect(workers, address)
     try:
@@ -92,7 +92,7 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
 
             def add(self, units: list[int]) -> tuple[int, int]:
                 before = self.acc.read
-                docs = sum(count_unit(self.plan, k, self.acc, self.verifier, self.cache) for k in units)
+                docs = count_units(self.plan, units, self.acc, self.verifier, self.cache)
                 return docs, self.acc.read - before
 
             def result(self):

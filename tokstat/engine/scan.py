@@ -43,6 +43,7 @@ from ..adapters.base import Adapter
 from ..corpus import normalizer
 from ..errors import TokstatError
 from ..io import parquet_file, regular_file
+from ..utf8 import FlatTexts, offsets
 from ..loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
 from .job import MAX_CHARS
 
@@ -51,6 +52,10 @@ BLOCK = 1 << 20
 #: text bytes each worker verifies the fast path on (spread over the languages it meets, at least
 #: one text of each): a fixed cost, whatever the corpus size and the number of languages
 VERIFY_BYTES = 256 << 10
+#: a run (units read and counted together): at most this many consecutive row groups of one file ...
+RUN_UNITS = 32
+#: ... holding at most this many bytes as stored uncompressed (memory stays flat whatever the corpus)
+RUN_BYTES = 8 << 20
 #: buckets of the unit bootstrap (units are assigned by index): bounded memory at 200 languages
 UNIT_BUCKETS = 256
 
@@ -209,14 +214,16 @@ class Sample:
     k: int
     docs: dict[int, list[tuple[float, str, str]]] = field(default_factory=dict)
 
-    def offer(self, lang: int, keys: np.ndarray, ids: list[str], texts: list[str], rows: np.ndarray) -> None:
+    def offer(self, lang: int, keys: np.ndarray, label: str, texts, rows: np.ndarray, base: int = 0) -> None:
+        """Rows ``rows`` of a unit (``label``; its texts from ``texts[base]`` on) with their ``keys``:
+        a document's id is ``LABEL:ROW``; only the kept ones become strings."""
         have = self.docs.setdefault(lang, [])
         if len(have) >= self.k:
             cut = have[-1][0]
             rows = rows[keys[rows] < cut]
         if not len(rows):
             return
-        have.extend((float(keys[r]), ids[r], texts[r]) for r in rows)
+        have.extend((float(keys[r]), f"{label}:{r}", texts[base + r]) for r in rows.tolist())
         have.sort()
         del have[self.k:]
 
@@ -335,74 +342,245 @@ class Verifier:
 
 
 def count_unit(plan: Plan, k: int, acc: Scan, verifier: Verifier | None = None, cache: dict | None = None) -> int:
-    """Read unit ``k`` once and add everything :class:`Scan` holds to ``acc``; returns its documents.
-    Python's cycle collector is paused meanwhile: a unit allocates thousands of strings and lists
-    (no cycles), which otherwise trigger collections that cost about 2 % of the pass."""
-    if not gc.isenabled():
-        return _count_unit(plan, k, acc, verifier, cache)
+    """:func:`count_units` of unit ``k`` alone."""
+    return count_units(plan, [k], acc, verifier, cache)
+
+
+def count_units(plan: Plan, ks: list[int], acc: Scan, verifier: Verifier | None = None,
+                cache: dict | None = None) -> int:
+    """Read units ``ks`` once and add everything :class:`Scan` holds to ``acc``, per unit as if each
+    were counted alone; returns their documents. Consecutive row groups of one Parquet file are read
+    and counted as one **run** (:func:`run_end`: one Arrow read, one normalisation scan, one library
+    call per tokenizer; the per-call costs are paid once per run). Python's cycle collector is paused
+    meanwhile: a run allocates many objects (no cycles), which otherwise trigger collections."""
+    cache = {} if cache is None else cache
+    enabled = gc.isenabled()
     gc.disable()
     try:
-        return _count_unit(plan, k, acc, verifier, cache)
+        n, i = 0, 0
+        while i < len(ks):
+            j = run_end(plan, ks, i, cache)
+            n += _count_run(plan, ks[i:j], acc, verifier, cache)
+            i = j
+        return n
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
 
 
-def _count_unit(plan: Plan, k: int, acc: Scan, verifier: Verifier | None, cache: dict | None) -> int:
-    cl = plan.units[k]
-    cache = {} if cache is None else cache
-    if cl.kind == "rowgroup" and plan.lang_id == "off":
-        codes, raw = _rowgroup(cl, plan.text_col, plan.lang_col, cache)
-    else:
-        rows = read_cluster(cl, text_col=plan.text_col, lang_col=plan.lang_col, block=plan.block, lang_id=plan.lang_id)
-        codes, raw = [r[0] for r in rows], [r[1] for r in rows]
+def run_end(plan: Plan, ks: list[int], i: int, cache: dict) -> int:
+    """The end of the run that starts at ``ks[i]``: the next units while they are the following row
+    groups of the same Parquet file, at most :data:`RUN_UNITS` of them and :data:`RUN_BYTES` of
+    data as stored uncompressed (the footer's sizes; a larger row group is a run of its own)."""
+    first = plan.units[ks[i]]
+    if first.kind != "rowgroup" or plan.lang_id != "off":
+        return i + 1
+    pf = _parquet(first.path, cache)
+    size, j = pf.row_group_shape(first.index)[1], i + 1
+    while j < len(ks) and j - i < RUN_UNITS:
+        cl = plan.units[ks[j]]
+        if cl.kind != "rowgroup" or cl.path != first.path or cl.lang != first.lang or ks[j] != ks[j - 1] + 1:
+            break
+        size += pf.row_group_shape(cl.index)[1]
+        if size > RUN_BYTES:
+            break
+        j += 1
+    return j
+
+
+def _parquet(path: str, cache: dict):
+    """One open Parquet file per worker (the units of a file come in order)."""
+    held = cache.get(("pf",))
+    if held is None or held[0] != path:
+        held = cache[("pf",)] = (path, parquet_file(Path(path), "shard"))
+    return held[1]
+
+
+def _read_run(plan: Plan, run: list[int], cache: dict) -> tuple[np.ndarray, FlatTexts, np.ndarray]:
+    """Language index (into ``plan.langs``; -1: left out), normalised text and the document offsets
+    of each unit (len(run)+1) of one run."""
     li = cache.setdefault(("langs",), {lang: i for i, lang in enumerate(plan.langs)})
-    idx = np.fromiter((li.get(c, -1) for c in codes), dtype=np.int64, count=len(codes))   # -1: a language left out
+    cl = plan.units[run[0]]
+    if cl.kind == "rowgroup" and plan.lang_id == "off":
+        pf = _parquet(cl.path, cache)
+        rows = [pf.row_group_shape(plan.units[k].index)[0] for k in run]
+        texts, idx = _rowgroups(pf, [plan.units[k].index for k in run], cl, plan, li, cache)
+        return idx, normalised(texts, plan.normalize, cache), offsets(np.array(rows, dtype=np.int64))
+    rows = read_cluster(cl, text_col=plan.text_col, lang_col=plan.lang_col, block=plan.block, lang_id=plan.lang_id)
     norm = cache.setdefault(("norm",), normalizer(plan.normalize))
     asciiok = not plan.normalize.endswith("+strip")
-    texts = [t if asciiok and t.isascii() else norm(t) for t in raw]
-    data = [t.encode("utf-8") for t in texts]
-    nbytes = np.fromiter(map(len, data), dtype=np.int64, count=len(data))
-    nchars = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    if len(nchars) and nchars.max() > plan.max_chars:       # before anything is encoded (engine.job's rule)
-        n = int(nchars.max())
-        raise TokstatError(f"a document of {n:,} characters ({cl.kind} {cl.index}, row {int(nchars.argmax())}) is "
+    texts = [t if asciiok and t.isascii() else norm(t) for _, t in rows]
+    idx = np.fromiter((li.get(c, -1) for c, _ in rows), dtype=np.int64, count=len(rows))
+    return idx, FlatTexts.of(texts), np.array([0, len(rows)], dtype=np.int64)
+
+
+def _rowgroups(pf, groups: list[int], cl: Cluster, plan: Plan, li: dict, cache: dict) -> tuple[FlatTexts, np.ndarray]:
+    """The texts (one Arrow buffer, checked to be UTF-8, nulls as empty) and language indices of
+    row groups ``groups`` of ``pf``, read in one call."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    p = Path(cl.path)
+    names = pf.names
+    own = plan.lang_col if plan.lang_col and cl.lang is None else None
+    script = SCRIPT_COLUMN if own == "language" and SCRIPT_COLUMN in names else None
+    cols = [plan.text_col] + ([own] if own else []) + ([script] if script else [])
+    t = pf.read_row_groups(groups, columns=cols, use_threads=False)
+    col = t.column(plan.text_col)
+    if pa.types.is_null(col.type):
+        arr = pa.array([""] * len(col), pa.large_string())
+    elif (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+          or getattr(pa.types, "is_string_view", lambda _: False)(col.type)):
+        arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+        if arr.type != pa.large_string():
+            arr = arr.cast(pa.large_string())
+        if arr.null_count:
+            arr = pc.fill_null(arr, "")
+        try:
+            arr.validate(full=True)
+        except pa.ArrowInvalid:
+            bad = next((g for g in groups if not _valid_utf8(pf, g, plan.text_col)), groups[0])
+            raise TokstatError(f"invalid UTF-8 in the text column (row group {bad})", path=p,
+                               fix="rewrite the column as valid UTF-8 text") from None
+    else:
+        raise TokstatError(f"expected text, found {col.type} in column {plan.text_col!r}", path=p,
+                           fix="make the text column a string (or null)")
+    if own is None:
+        return FlatTexts(arr), np.full(len(arr), li.get(cl.lang, -1), dtype=np.int64)
+    return FlatTexts(arr), _lang_index(t.column(own), t.column(script) if script else None, p, li, cache)
+
+
+def _valid_utf8(pf, g: int, col: str) -> bool:
+    import pyarrow as pa
+
+    try:
+        pf.read_row_group(g, columns=[col], use_threads=False).column(col).combine_chunks().validate(full=True)
+        return True
+    except pa.ArrowInvalid:
+        return False
+
+
+def _distinct(col) -> tuple[list, np.ndarray]:
+    """A column's distinct values (in order of first appearance, None for null) and each row's index into them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    if pa.types.is_null(arr.type):
+        return [None], np.zeros(len(arr), dtype=np.int64)
+    d = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
+    values = d.dictionary.to_pylist() + [None]
+    return values, pc.fill_null(d.indices, len(values) - 1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _lang_index(lang, script, p: Path, li: dict, cache: dict) -> np.ndarray:
+    """Each row's index into the plan's languages, from the language (and FineWeb-2 script) column:
+    each distinct (language, script) pair is read once, in order of first appearance."""
+    import pyarrow as pa
+
+    try:
+        lv, lx = _distinct(lang)
+        sv, sx = _distinct(script) if script is not None else ([None], np.zeros(len(lx), dtype=np.int64))
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):   # a column Arrow cannot encode
+        ls = lang.to_pylist()
+        ss = script.to_pylist() if script is not None else [None] * len(ls)
+        return np.fromiter((li.get(_lang_of(v, s, p, cache), -1) for v, s in zip(ls, ss)), dtype=np.int64,
+                           count=len(ls))
+    pair = lx * len(sv) + sx
+    uniq, first, inv = np.unique(pair, return_index=True, return_inverse=True)
+    code = np.empty(len(uniq), dtype=np.int64)
+    for u in np.argsort(first, kind="stable").tolist():
+        a, b = divmod(int(uniq[u]), len(sv))
+        code[u] = li.get(_lang_of(lv[a], sv[b], p, cache), -1)
+    return code[inv.reshape(-1)]
+
+
+def normalised(texts: FlatTexts, form: str, cache: dict) -> FlatTexts:
+    """``texts`` normalised as :func:`tokstat.corpus.normalizer` does it, columnar: only the texts
+    that hold a character :func:`tokstat.corpus.unsettled` names (found by one RE2 scan of the
+    buffer) become Python strings and go through ``unicodedata``; when none changes, the buffer is
+    the one read (no copy)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if form == "none" or not len(texts):
+        return texts
+    norm = cache.setdefault(("norm",), normalizer(form))
+    if form.endswith("+strip"):                  # strip changes ASCII too: every text
+        return FlatTexts.of([norm(t) for t in texts.tolist()])
+    pat = cache.get(("unsettled", form))
+    if pat is None:
+        from ..corpus import unsettled
+
+        pat = cache[("unsettled", form)] = unsettled(form.upper())
+    rows = np.flatnonzero(pc.match_substring_regex(texts.arr, pat).to_numpy(zero_copy_only=False))
+    if not len(rows):
+        return texts
+    old = texts.arr.take(pa.array(rows)).to_pylist()
+    new = [norm(t) for t in old]
+    changed = [k for k, (a, b) in enumerate(zip(old, new)) if a is not b and a != b]
+    if not changed:
+        return texts
+    out = texts.tolist().copy()
+    for k in changed:
+        out[rows[k]] = new[k]
+    return FlatTexts.of(out)
+
+
+def _count_run(plan: Plan, run: list[int], acc: Scan, verifier: Verifier | None, cache: dict) -> int:
+    idx, texts, bounds = _read_run(plan, run, cache)
+    nbytes, nchars = texts.nbytes(), texts.nchars()
+    over = np.flatnonzero(nchars > plan.max_chars)
+    if len(over):                        # before anything is encoded (engine.job's rule), named as unit and row
+        u = int(np.searchsorted(bounds, over[0], side="right")) - 1
+        cl, own = plan.units[run[u]], nchars[bounds[u]:bounds[u + 1]]
+        n = int(own.max())
+        raise TokstatError(f"a document of {n:,} characters ({cl.kind} {cl.index}, row {int(own.argmax())}) is "
                            f"over the limit of {plan.max_chars:,} per text", path=cl.path,
                            fix="split long documents into paragraphs"
                                + (f", or raise the limit with --max-chars {n}" if plan.max_chars_option else ""))
-    h = hashlib.sha256(idx.tobytes())
-    h.update(nbytes.tobytes())
-    h.update(b"".join(data))
-    acc.leaves[k] = h.digest()
-    keep = idx >= 0
+    off, data = texts.offsets(), texts.buffer()
+    for u, k in enumerate(run):                  # each unit's leaf, as if it were read alone
+        lo, hi = int(bounds[u]), int(bounds[u + 1])
+        h = hashlib.sha256(idx[lo:hi].tobytes())
+        h.update(nbytes[lo:hi].tobytes())
+        h.update(data[int(off[lo] - off[0]):int(off[hi] - off[0])])
+        acc.leaves[k] = h.digest()
     if verifier is not None:
         verifier.check(idx, texts, nbytes)
-    L = len(plan.langs)
-    ki = idx[keep]
-    c = Counts.zeros(len(plan.adapters), L)
-    c.docs += np.bincount(ki, minlength=L)
+    U, L, T = len(run), len(plan.langs), len(plan.adapters)
+    unit = np.repeat(np.arange(U, dtype=np.int64), np.diff(bounds))
+    keep = idx >= 0
     live = keep & (nbytes > 0)
-    li_live = idx[live]
-    c.live += np.bincount(li_live, minlength=L)
-    c.chars += np.bincount(li_live, weights=nchars[live], minlength=L).astype(np.int64)
-    c.bytes += np.bincount(li_live, weights=nbytes[live], minlength=L).astype(np.int64)
-    todo = [texts[r] for r in np.flatnonzero(live).tolist()]
-    for ai, a in enumerate(plan.adapters):
-        n = a.token_counts(todo, nbytes[live]) if todo else np.zeros(0, dtype=np.int64)
-        c.tokens[ai] += np.bincount(li_live, weights=n, minlength=L).astype(np.int64)
-    acc.totals += c
+    cell = unit[live] * L + idx[live]               # (unit, language) of each non-empty document
+
+    def per_cell(w=None, where=cell) -> np.ndarray:
+        return np.bincount(where, weights=w, minlength=U * L).astype(np.int64).reshape(U, L)
+
+    docs, lives = per_cell(where=unit[keep] * L + idx[keep]), per_cell()
+    chars, nb = per_cell(nchars[live]), per_cell(nbytes[live])
+    tokens = np.zeros((T, U, L), dtype=np.int64)
+    if live.any():
+        todo = texts if live.all() else texts.filter(live)
+        for ai, a in enumerate(plan.adapters):
+            n = a.token_counts(todo if getattr(a, "flat_input", False) else todo.tolist(), nbytes[live])
+            tokens[ai] = per_cell(n)
+    acc.totals += Counts(docs.sum(0), lives.sum(0), chars.sum(0), nb.sum(0), tokens.sum(1))
     acc.read += int(nbytes.sum())
-    if k in plan.keep:
-        acc.units[k] = c
-    if plan.buckets:
-        b = k % UNIT_BUCKETS
-        acc.bucket_tokens[:, :, b] += c.tokens
-        acc.bucket_chars[:, b] += c.chars
-        acc.bucket_bytes[:, b] += c.bytes
-    if plan.sample_k and live.any():
-        keys = np.random.default_rng([plan.seed, k]).random(len(texts))
-        ids = [f"{cl.label}:{r}" for r in range(len(texts))]
-        for lang in np.unique(li_live).tolist():
-            acc.sample.offer(lang, keys, ids, texts, np.flatnonzero(live & (idx == lang)))
+    for u, k in enumerate(run):
+        if k in plan.keep:
+            acc.units[k] = Counts(docs[u], lives[u], chars[u], nb[u], tokens[:, u])
+        if plan.buckets:
+            b = k % UNIT_BUCKETS
+            acc.bucket_tokens[:, :, b] += tokens[:, u]
+            acc.bucket_chars[:, b] += chars[u]
+            acc.bucket_bytes[:, b] += nb[u]
+        lo, hi = int(bounds[u]), int(bounds[u + 1])
+        if plan.sample_k and live[lo:hi].any():
+            keys = np.random.default_rng([plan.seed, k]).random(hi - lo)
+            own, li_own = live[lo:hi], idx[lo:hi]
+            for lang in np.unique(li_own[own]).tolist():
+                acc.sample.offer(lang, keys, plan.units[k].label, texts, np.flatnonzero(own & (li_own == lang)), lo)
     return len(texts)
 
 
@@ -418,7 +596,7 @@ def _work(chunk: list[int]) -> tuple[Scan, int, int]:
     if _VERIFIER is None:
         _VERIFIER, _CACHE = Verifier(plan), {}
     acc = plan.empty()
-    docs = sum(count_unit(plan, k, acc, _VERIFIER, _CACHE) for k in chunk)
+    docs = count_units(plan, chunk, acc, _VERIFIER, _CACHE)
     return acc, docs, acc.read
 
 
@@ -436,8 +614,9 @@ def _init_worker() -> None:
 
 
 def chunks(todo: list[int], workers: int) -> list[list[int]]:
-    """Tasks of a few units each, in unit order: enough of them to balance ``workers``."""
-    size = max(1, min(16, len(todo) // (8 * max(1, workers)) or 1))
+    """Tasks of a few units each, in unit order: enough of them to balance ``workers``, at most a
+    run (:data:`RUN_UNITS`) each."""
+    size = max(1, min(RUN_UNITS, len(todo) // (8 * max(1, workers)) or 1))
     return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
@@ -469,9 +648,9 @@ def _run_local(plan: Plan, todo: list[int], *, workers: int, progress) -> Scan:
 
         ver, cache = Verifier(plan), {}
         with _cores(plan, workers):
-            for k in todo:
+            for part in chunks(todo, 1):
                 before = acc.read
-                n = count_unit(plan, k, acc, ver, cache)
+                n = count_units(plan, part, acc, ver, cache)
                 if progress:
                     progress.advance(n, acc.read - before)
         return acc
@@ -507,4 +686,5 @@ def plan_for(corpus, adapters: list[Adapter], units: list[Cluster] | None = None
 
 
 __all__ = ["Cluster", "clusters", "read_cluster", "Counts", "Scan", "Plan", "plan_for", "run_scan", "count_unit",
+           "count_units", "normalised", "RUN_UNITS", "RUN_BYTES",
            "BLOCK", "VERIFY_BYTES", "UNIT_BUCKETS"]

@@ -334,3 +334,92 @@ def test_the_one_pass_keeps_compares_guards(corpus_dir, tmp_path):
     with pytest.raises(TokstatError, match=r"big\.parquet.*over the limit") as e:
         budget(str(tmp_path / "d"), ["tiktoken:cl100k_base"], exact=True, workers=1)
     assert "--max-chars" not in str(e.value)       # budget has no such option: the hint does not name it
+
+
+def _alone_and_in_runs(plan):
+    """The same units counted one by one (a run of one each) and as runs (count_units over all)."""
+    from tokstat.engine.scan import count_unit, count_units
+
+    alone, runs = plan.empty(), plan.empty()
+    for k in range(len(plan.units)):
+        count_unit(plan, k, alone, None, {})
+    count_units(plan, list(range(len(plan.units))), runs, None, {})
+    return alone, runs
+
+
+@pytest.mark.parametrize("run_bytes", [1 << 30, 3000])
+def test_a_run_counts_each_of_its_units_as_if_read_alone(corpus_dir, monkeypatch, run_bytes):
+    """Row groups read as one run give each unit its own leaf, counts, buckets and sample documents
+    (and the runs are cut by the byte cap: 3,000 bytes puts about one row group in each)."""
+    import tokstat.engine.scan as scan_mod
+
+    monkeypatch.setattr(scan_mod, "RUN_BYTES", run_bytes)
+    c = load_corpus(str(corpus_dir), normalize="nfkc")
+    plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")], block=900, keep=frozenset(range(0, 60, 3)),
+                    buckets=True, sample_k=40, seed=5)
+    starts, i, cache = [], 0, {}
+    while i < len(plan.units):
+        starts.append(i)
+        i = scan_mod.run_end(plan, list(range(len(plan.units))), i, cache)
+    groups = [k for k in starts if plan.units[k].kind == "rowgroup"]
+    n_rg = sum(u.kind == "rowgroup" for u in plan.units)
+    if run_bytes > 1 << 20:
+        assert len(groups) == 4                 # a run per file (9 row groups each)
+    else:
+        assert n_rg / 2 < len(groups) <= n_rg   # about one row group each
+    alone, runs = _alone_and_in_runs(plan)
+    assert alone.leaves == runs.leaves and alone.fingerprint() == runs.fingerprint()
+    for k in ("docs", "live", "chars", "bytes", "tokens"):
+        assert np.array_equal(getattr(alone.totals, k), getattr(runs.totals, k))
+        assert all(np.array_equal(getattr(alone.units[u], k), getattr(runs.units[u], k)) for u in alone.units)
+    assert sorted(alone.units) == sorted(runs.units)
+    assert np.array_equal(alone.bucket_tokens, runs.bucket_tokens) and np.array_equal(alone.bucket_chars, runs.bucket_chars)
+    assert alone.sample.docs == runs.sample.docs and alone.read == runs.read
+
+
+def test_a_run_with_nulls_other_languages_and_a_language_left_out(tmp_path):
+    """Null texts and languages, a language the plan leaves out: each row group alone and the run
+    agree, and equal the rows counted by hand."""
+    import dataclasses
+
+    rows = [{"text": t, "language": lang} for t, lang in
+            [("one", "en"), (None, "en"), ("二", "zh"), ("trois", "fr"), ("", None), ("five", "en"), ("六", "zh"),
+             ("sept", "fr"), ("e\u0301", "en"), ("ｆｕｌｌ", "zh")] * 7]
+    pl.DataFrame(rows).write_parquet(tmp_path / "x.parquet", row_group_size=3)
+    c = load_corpus(str(tmp_path / "x.parquet"))
+    plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")], keep=frozenset(range(30)))
+    assert sorted(plan.langs) == ["en", "fr", "und", "zh"]
+    plan = dataclasses.replace(plan, langs=["zh", "en"])
+    alone, runs = _alone_and_in_runs(plan)
+    assert alone.fingerprint() == runs.fingerprint()
+    enc = load_tokenizer("tiktoken:cl100k_base")
+    for lang in ("en", "zh"):
+        texts = [unicodedata.normalize("NFC", r["text"] or "") for r in rows if r["language"] == lang]
+        i = plan.langs.index(lang)
+        assert runs.totals.docs[i] == len(texts) and runs.totals.live[i] == sum(1 for t in texts if t)
+        assert runs.totals.chars[i] == sum(map(len, texts))
+        assert runs.totals.tokens[0, i] == sum(enc.token_counts([t for t in texts if t]))
+        assert alone.totals.tokens[0, i] == runs.totals.tokens[0, i]
+
+
+def test_bad_text_inside_a_run_names_its_row_group(tmp_path):
+    """Invalid UTF-8 in the fifth row group of a run, and an over-long document in the seventh:
+    each error names that row group (and the row), not the run's first."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    texts = [f"document {i}".encode() for i in range(40)]
+    texts[13] = b"broken \xff utf-8"
+    pq.write_table(pa.table({"text": pa.array(texts, pa.binary()).cast(pa.string(), safe=False)}),
+                   tmp_path / "x.parquet", row_group_size=3)
+    (tmp_path / "ok").mkdir()
+    pl.DataFrame({"text": ["short"] * 20 + ["x" * 500] + ["short"] * 9}).write_parquet(
+        tmp_path / "ok" / "y.parquet", row_group_size=3)
+    c = load_corpus(str(tmp_path / "ok"), lang="en")
+    plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")], max_chars=100)
+    with pytest.raises(TokstatError, match=r"y\.parquet: a document of 500 characters \(rowgroup 6, row 2\)"):
+        run_scan(plan, list(range(len(plan.units))))
+    with pytest.raises(TokstatError, match=r"x\.parquet: invalid UTF-8 in the text column \(row group 4\)"):
+        c = load_corpus(str(tmp_path / "x.parquet"), lang="en")
+        plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")])
+        run_scan(plan, list(range(len(plan.units))))

@@ -423,3 +423,22 @@ def test_bad_text_inside_a_run_names_its_row_group(tmp_path):
         c = load_corpus(str(tmp_path / "x.parquet"), lang="en")
         plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")])
         run_scan(plan, list(range(len(plan.units))))
+
+
+def test_the_pass_does_not_import_pandas(corpus_dir):
+    """pyarrow's ``to_numpy`` and ``pa.array`` on Python objects import pandas (0.25 CPU s in every
+    worker); the pass reads Arrow buffers directly. Run in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom tokstat import load_corpus\nfrom tokstat.adapters import load_tokenizer\n"
+            "from tokstat.engine.scan import plan_for, run_scan\n"
+            f"c = load_corpus({str(corpus_dir)!r}, normalize='nfkc')\n"
+            "plan = plan_for(c, [load_tokenizer('tiktoken:cl100k_base')], sample_k=5, buckets=True)\n"
+            "assert 'pandas' not in sys.modules\n"
+            "s = run_scan(plan, list(range(len(plan.units))))\n"
+            "assert s.totals.tokens.sum() > 0\n"
+            "print('pandas' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "False"

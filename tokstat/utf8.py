@@ -66,6 +66,36 @@ def char_to_byte(texts: list[str], seg: np.ndarray, char_pos: np.ndarray) -> np.
     return cb[cbase[seg] + char_pos] - cb[cbase[seg]]
 
 
+def numpy_of(arr) -> np.ndarray:
+    """An Arrow array of integers or booleans without nulls as numpy, read from its buffers: pyarrow's
+    own ``to_numpy`` (and ``pa.array`` on Python objects) imports pandas, 0.25 CPU s in every worker.
+
+    >>> import pyarrow as pa
+    >>> numpy_of(pa.array([True, False, True]).slice(1)).tolist(), numpy_of(pa.array([5, 6], pa.int32())).tolist()
+    ([False, True], [5, 6])
+    """
+    import pyarrow as pa
+
+    if arr.null_count:
+        raise ValueError("an array with nulls has no numpy view")
+    n, at = len(arr), arr.offset
+    if pa.types.is_boolean(arr.type):
+        bits = np.frombuffer(arr.buffers()[1], dtype=np.uint8) if n else np.zeros(0, dtype=np.uint8)
+        return np.unpackbits(bits, count=at + n, bitorder="little")[at:].astype(bool)
+    t = arr.type
+    dt = np.dtype(f"{'i' if pa.types.is_signed_integer(t) else 'u'}{t.bit_width // 8}")
+    return np.frombuffer(arr.buffers()[1], dtype=dt)[at:at + n] if n else np.zeros(0, dtype=dt)
+
+
+def arrow_of(values: np.ndarray):
+    """A numpy array of booleans or int64 as an Arrow array, without pyarrow's Python-object path."""
+    import pyarrow as pa
+
+    if values.dtype == bool:
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(np.packbits(values, bitorder="little"))])
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(np.ascontiguousarray(values, np.int64))])
+
+
 class FlatTexts:
     """Texts held as one UTF-8 buffer with offsets (an Arrow ``large_string`` array, no nulls), as a
     Parquet column is read: byte and character lengths come from Arrow's kernels, a batch goes to a
@@ -87,7 +117,10 @@ class FlatTexts:
         """Python strings held flat (and kept: :meth:`tolist` returns them, no second conversion)."""
         import pyarrow as pa
 
-        return cls(pa.array(texts, pa.large_string()), texts)
+        enc = [t.encode("utf-8") for t in texts]
+        off = offsets(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)))
+        return cls(pa.Array.from_buffers(pa.large_string(), len(enc), [None, pa.py_buffer(off),
+                                                                        pa.py_buffer(b"".join(enc))]), texts)
 
     def __len__(self) -> int:
         return len(self.arr)
@@ -119,7 +152,7 @@ class FlatTexts:
         """Code points of each text (int64)."""
         import pyarrow.compute as pc
 
-        return pc.utf8_length(self.arr).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        return numpy_of(pc.utf8_length(self.arr)).astype(np.int64)
 
     def buffer(self) -> memoryview:
         """The texts' UTF-8, concatenated (``b"".join(t.encode() for t in texts)``), without a copy."""
@@ -129,10 +162,9 @@ class FlatTexts:
 
     def filter(self, mask: np.ndarray) -> FlatTexts:
         """The texts where ``mask`` is true."""
-        import pyarrow as pa
 
         lst = None if self._list is None else [t for t, m in zip(self._list, mask.tolist()) if m]
-        return FlatTexts(self.arr.filter(pa.array(mask, type=pa.bool_())), lst)
+        return FlatTexts(self.arr.filter(arrow_of(np.asarray(mask, dtype=bool))), lst)
 
     def awkward(self):
         """The texts as an awkward array of strings over the same buffers (gigatoken's flat input)."""

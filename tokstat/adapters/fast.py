@@ -286,12 +286,15 @@ def select_backend(adapters: list[Adapter], backend: str, sample: list[str]) -> 
             out.append(a)
             continue
         fast = FastAdapter(a)
+        threads, fast.threads = fast.threads, 1     # on this thread: its warmed state is what forked workers inherit
         try:
             diff = first_difference(fast, texts)
         except TokstatError:
             raise
         except Exception as e:  # noqa: BLE001 - a library that cannot load this model is no fast path
             diff = f"it cannot load the tokenizer ({type(e).__name__}: {str(e).splitlines()[0][:100] if str(e) else ''})"
+        finally:
+            fast.threads = threads
         if diff is None:
             out.append(fast)
             continue

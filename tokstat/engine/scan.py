@@ -43,7 +43,7 @@ from ..adapters.base import Adapter
 from ..corpus import normalizer
 from ..errors import TokstatError
 from ..io import parquet_file, regular_file
-from ..utf8 import FlatTexts, offsets
+from ..utf8 import FlatTexts, arrow_of, numpy_of, offsets
 from ..loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
 from .job import MAX_CHARS
 
@@ -428,7 +428,7 @@ def _rowgroups(pf, groups: list[int], cl: Cluster, plan: Plan, li: dict, cache: 
     t = pf.read_row_groups(groups, columns=cols, use_threads=False)
     col = t.column(plan.text_col)
     if pa.types.is_null(col.type):
-        arr = pa.array([""] * len(col), pa.large_string())
+        arr = FlatTexts.of([""] * len(col)).arr
     elif (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
           or getattr(pa.types, "is_string_view", lambda _: False)(col.type)):
         arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
@@ -470,7 +470,8 @@ def _distinct(col) -> tuple[list, np.ndarray]:
         return [None], np.zeros(len(arr), dtype=np.int64)
     d = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
     values = d.dictionary.to_pylist() + [None]
-    return values, pc.fill_null(d.indices, len(values) - 1).to_numpy(zero_copy_only=False).astype(np.int64)
+    ind = pc.fill_null(d.indices, len(values) - 1) if d.indices.null_count else d.indices
+    return values, numpy_of(ind).astype(np.int64)
 
 
 def _lang_index(lang, script, p: Path, li: dict, cache: dict) -> np.ndarray:
@@ -500,7 +501,6 @@ def normalised(texts: FlatTexts, form: str, cache: dict) -> FlatTexts:
     that hold a character :func:`tokstat.corpus.unsettled` names (found by one RE2 scan of the
     buffer) become Python strings and go through ``unicodedata``; when none changes, the buffer is
     the one read (no copy)."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     if form == "none" or not len(texts):
@@ -513,10 +513,10 @@ def normalised(texts: FlatTexts, form: str, cache: dict) -> FlatTexts:
         from ..corpus import unsettled
 
         pat = cache[("unsettled", form)] = unsettled(form.upper())
-    rows = np.flatnonzero(pc.match_substring_regex(texts.arr, pat).to_numpy(zero_copy_only=False))
+    rows = np.flatnonzero(numpy_of(pc.match_substring_regex(texts.arr, pat)))
     if not len(rows):
         return texts
-    old = texts.arr.take(pa.array(rows)).to_pylist()
+    old = texts.arr.take(arrow_of(rows)).to_pylist()
     new = [norm(t) for t in old]
     changed = [k for k, (a, b) in enumerate(zip(old, new)) if a is not b and a != b]
     if not changed:
@@ -610,6 +610,7 @@ def _init_worker() -> None:
     from .local import _single_threaded
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the pool's terminate() ends a worker, not the CLI's handler
     _single_threaded(_PLAN)      # the libraries on one thread each: the processes use the cores
 
 
@@ -628,16 +629,20 @@ def run_scan(plan: Plan, todo: list[int], *, workers: int | None = 1, engine: st
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         raise TokstatError(f"--workers must be at least 1, not {workers}", fix="pass --workers 1 or more")
-    while True:
-        try:
-            if engine == "ray":
-                from .ray import run_scan_ray
+    gc.freeze()     # what exists now (modules, tokenizers) is never traversed by a collection, here or in a fork
+    try:
+        while True:
+            try:
+                if engine == "ray":
+                    from .ray import run_scan_ray
 
-                return run_scan_ray(plan, todo, workers=workers, address=address, progress=progress)
-            return _run_local(plan, todo, workers=workers, progress=progress)
-        except Diverged as d:
-            a = next(a for a in plan.adapters if a.id == d.ident)
-            a._turn_off(f"on the corpus: {d.why}")
+                    return run_scan_ray(plan, todo, workers=workers, address=address, progress=progress)
+                return _run_local(plan, todo, workers=workers, progress=progress)
+            except Diverged as d:
+                a = next(a for a in plan.adapters if a.id == d.ident)
+                a._turn_off(f"on the corpus: {d.why}")
+    finally:
+        gc.unfreeze()
 
 
 def _run_local(plan: Plan, todo: list[int], *, workers: int, progress) -> Scan:

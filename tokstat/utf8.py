@@ -117,10 +117,9 @@ class FlatTexts:
         """Python strings held flat (and kept: :meth:`tolist` returns them, no second conversion)."""
         import pyarrow as pa
 
-        enc = [t.encode("utf-8") for t in texts]
-        off = offsets(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)))
-        return cls(pa.Array.from_buffers(pa.large_string(), len(enc), [None, pa.py_buffer(off),
-                                                                        pa.py_buffer(b"".join(enc))]), texts)
+        buf, base = text_bytes(texts)
+        return cls(pa.Array.from_buffers(pa.large_string(), len(texts), [None, pa.py_buffer(base), pa.py_buffer(buf)]),
+                   texts)
 
     def __len__(self) -> int:
         return len(self.arr)

@@ -153,34 +153,13 @@ def read_cluster(cl: Cluster, *, text_col: str, lang_col: str | None, block: int
 
 
 def _rowgroup(cl: Cluster, text_col: str, lang_col: str | None, cache: dict) -> tuple[list[str], list[str]]:
-    """Languages and texts of one Parquet row group, read as Arrow columns (one call each)."""
-    import pyarrow as pa
-
+    """Languages and texts of one Parquet row group, as Python lists (:func:`_read_groups`)."""
     p = Path(cl.path)
-    held = cache.get(("pf",))
-    if held is None or held[0] != cl.path:      # one open file per worker: units of a file come in order
-        held = cache[("pf",)] = (cl.path, parquet_file(p, "shard"))
-    pf = held[1]
-    names = pf.names
-    own = lang_col if lang_col and cl.lang is None else None
-    script = SCRIPT_COLUMN if own == "language" and SCRIPT_COLUMN in names else None
-    cols = [text_col] + ([own] if own else []) + ([script] if script else [])
-    t = pf.read_row_group(cl.index, columns=cols, use_threads=False)
-    col = t.column(text_col)
-    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or pa.types.is_null(col.type)
-            or getattr(pa.types, "is_string_view", lambda _: False)(col.type)):
-        raise TokstatError(f"expected text, found {col.type} in column {text_col!r}", path=p,
-                           fix="make the text column a string (or null)")
-    try:
-        texts = [x if x is not None else "" for x in col.to_pylist()]
-    except (UnicodeDecodeError, pa.ArrowInvalid):
-        raise TokstatError(f"invalid UTF-8 in the text column (row group {cl.index})", path=p,
-                           fix="rewrite the column as valid UTF-8 text") from None
+    texts, t, own, script = _read_groups(_parquet(cl.path, cache), [cl.index], cl, text_col, lang_col)
     if own is None:
-        return [cl.lang] * len(texts), texts
-    langs = t.column(own).to_pylist()
-    scr = t.column(script).to_pylist() if script else None
-    return [_lang_of(v, scr[k] if scr else None, p, cache) for k, v in enumerate(langs)], texts
+        return [cl.lang] * len(texts), texts.tolist()
+    codes, row = _lang_codes(t.column(own), t.column(script) if script else None, p, cache)
+    return [codes[i] for i in row.tolist()], texts.tolist()
 
 
 # --- the per-unit counts and their merge -------------------------------------------------------
@@ -415,39 +394,44 @@ def _read_run(plan: Plan, run: list[int], cache: dict) -> tuple[np.ndarray, Flat
 
 
 def _rowgroups(pf, groups: list[int], cl: Cluster, plan: Plan, li: dict, cache: dict) -> tuple[FlatTexts, np.ndarray]:
-    """The texts (one Arrow buffer, checked to be UTF-8, nulls as empty) and language indices of
-    row groups ``groups`` of ``pf``, read in one call."""
+    """The texts and language indices (into ``plan.langs``; -1: left out) of row groups ``groups``."""
+    texts, t, own, script = _read_groups(pf, groups, cl, plan.text_col, plan.lang_col)
+    if own is None:
+        return texts, np.full(len(texts), li.get(cl.lang, -1), dtype=np.int64)
+    codes, row = _lang_codes(t.column(own), t.column(script) if script else None, Path(cl.path), cache)
+    return texts, np.array([li.get(c, -1) for c in codes], dtype=np.int64)[row]
+
+
+def _read_groups(pf, groups: list[int], cl: Cluster, text_col: str, lang_col: str | None):
+    """Row groups ``groups`` of ``pf`` read in one call: the texts (one Arrow buffer, checked to be
+    UTF-8, nulls as empty), the table, and its language and script columns (None where not read)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     p = Path(cl.path)
-    names = pf.names
-    own = plan.lang_col if plan.lang_col and cl.lang is None else None
-    script = SCRIPT_COLUMN if own == "language" and SCRIPT_COLUMN in names else None
-    cols = [plan.text_col] + ([own] if own else []) + ([script] if script else [])
+    own = lang_col if lang_col and cl.lang is None else None
+    script = SCRIPT_COLUMN if own == "language" and SCRIPT_COLUMN in pf.names else None
+    cols = [text_col] + ([own] if own else []) + ([script] if script else [])
     t = pf.read_row_groups(groups, columns=cols, use_threads=False)
-    col = t.column(plan.text_col)
+    col = t.column(text_col)
     if pa.types.is_null(col.type):
-        arr = FlatTexts.of([""] * len(col)).arr
-    elif (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
-          or getattr(pa.types, "is_string_view", lambda _: False)(col.type)):
-        arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-        if arr.type != pa.large_string():
-            arr = arr.cast(pa.large_string())
-        if arr.null_count:
-            arr = pc.fill_null(arr, "")
-        try:
-            arr.validate(full=True)
-        except pa.ArrowInvalid:
-            bad = next((g for g in groups if not _valid_utf8(pf, g, plan.text_col)), groups[0])
-            raise TokstatError(f"invalid UTF-8 in the text column (row group {bad})", path=p,
-                               fix="rewrite the column as valid UTF-8 text") from None
-    else:
-        raise TokstatError(f"expected text, found {col.type} in column {plan.text_col!r}", path=p,
+        return FlatTexts.of([""] * len(col)), t, own, script
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+            or getattr(pa.types, "is_string_view", lambda _: False)(col.type)):
+        raise TokstatError(f"expected text, found {col.type} in column {text_col!r}", path=p,
                            fix="make the text column a string (or null)")
-    if own is None:
-        return FlatTexts(arr), np.full(len(arr), li.get(cl.lang, -1), dtype=np.int64)
-    return FlatTexts(arr), _lang_index(t.column(own), t.column(script) if script else None, p, li, cache)
+    arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    if arr.type != pa.large_string():
+        arr = arr.cast(pa.large_string())
+    if arr.null_count:
+        arr = pc.fill_null(arr, "")
+    try:
+        arr.validate(full=True)
+    except pa.ArrowInvalid:
+        bad = next((g for g in groups if not _valid_utf8(pf, g, text_col)), groups[0])
+        raise TokstatError(f"invalid UTF-8 in the text column (row group {bad})", path=p,
+                           fix="rewrite the column as valid UTF-8 text") from None
+    return FlatTexts(arr), t, own, script
 
 
 def _valid_utf8(pf, g: int, col: str) -> bool:
@@ -474,9 +458,10 @@ def _distinct(col) -> tuple[list, np.ndarray]:
     return values, numpy_of(ind).astype(np.int64)
 
 
-def _lang_index(lang, script, p: Path, li: dict, cache: dict) -> np.ndarray:
-    """Each row's index into the plan's languages, from the language (and FineWeb-2 script) column:
-    each distinct (language, script) pair is read once, in order of first appearance."""
+def _lang_codes(lang, script, p: Path, cache: dict) -> tuple[list[str], np.ndarray]:
+    """The language codes of a language (and FineWeb-2 script) column: the distinct ones and each
+    row's index into them; each distinct (language, script) pair is read once, in order of first
+    appearance (so the first bad value is the one an error names)."""
     import pyarrow as pa
 
     try:
@@ -485,15 +470,13 @@ def _lang_index(lang, script, p: Path, li: dict, cache: dict) -> np.ndarray:
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):   # a column Arrow cannot encode
         ls = lang.to_pylist()
         ss = script.to_pylist() if script is not None else [None] * len(ls)
-        return np.fromiter((li.get(_lang_of(v, s, p, cache), -1) for v, s in zip(ls, ss)), dtype=np.int64,
-                           count=len(ls))
-    pair = lx * len(sv) + sx
-    uniq, first, inv = np.unique(pair, return_index=True, return_inverse=True)
-    code = np.empty(len(uniq), dtype=np.int64)
+        return [_lang_of(v, s, p, cache) for v, s in zip(ls, ss)], np.arange(len(ls))
+    uniq, first, inv = np.unique(lx * len(sv) + sx, return_index=True, return_inverse=True)
+    codes: list[str] = [""] * len(uniq)
     for u in np.argsort(first, kind="stable").tolist():
         a, b = divmod(int(uniq[u]), len(sv))
-        code[u] = li.get(_lang_of(lv[a], sv[b], p, cache), -1)
-    return code[inv.reshape(-1)]
+        codes[u] = _lang_of(lv[a], sv[b], p, cache)
+    return codes, inv.reshape(-1)
 
 
 def normalised(texts: FlatTexts, form: str, cache: dict) -> FlatTexts:

@@ -200,13 +200,24 @@ def unspelt(lens: np.ndarray, counts: np.ndarray, texts: list[str], nbytes: np.n
     >>> unspelt(np.array([1, 2, 3]), np.array([2, 1]), ["abc", "ab"]).tolist()
     [1]
     """
-    c = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=c[1:])
-    off = offsets(counts)
     if nbytes is None:
         nbytes = np.fromiter((len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts), dtype=np.int64,
                              count=len(texts))
-    return np.flatnonzero(c[off[1:]] - c[off[:-1]] != nbytes)
+    return np.flatnonzero(segment_sums(lens, counts) != nbytes)
+
+
+def segment_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The sum (int64) of each of the consecutive segments of ``values`` that ``counts`` gives,
+    without a running total as long as ``values`` (``np.add.reduceat`` over the non-empty ones).
+
+    >>> segment_sums(np.array([1, 2, 3, 4], dtype=np.uint16), np.array([2, 0, 2, 0])).tolist()
+    [3, 0, 7, 0]
+    """
+    out = np.zeros(len(counts), dtype=np.int64)
+    some = np.flatnonzero(counts)
+    if len(some):
+        out[some] = np.add.reduceat(values, offsets(counts)[:-1][some], dtype=np.int64)
+    return out
 
 
 def fix_byte_runs(ids: np.ndarray, counts: np.ndarray, starts: np.ndarray, ends: np.ndarray,

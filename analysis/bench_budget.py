@@ -23,6 +23,7 @@ noise). Exits 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import compileall
 import csv
 import os
 import random
@@ -117,6 +118,81 @@ def texts_of(d: Path) -> list[str]:
     return [t for p in sorted(d.glob("*.parquet")) for t in pl.read_parquet(p, columns=["text"])["text"].to_list()]
 
 
+def in_batches(texts: list[str], size: int = 8 << 20) -> list[list[str]]:
+    """``texts`` cut into consecutive batches of about ``size`` bytes (tokstat's runs are 8 MiB)."""
+    out, cur, n = [], [], 0
+    for t in texts:
+        cur.append(t)
+        n += len(t.encode())
+        if n >= size:
+            out.append(cur)
+            cur, n = [], 0
+    return out + ([cur] if cur else [])
+
+
+def read_shards(d: Path) -> None:
+    """Every shard's text column read as the pass reads it (runs of row groups, one thread)."""
+    import pyarrow.parquet as pq
+
+    for p in sorted(d.glob("*.parquet")):
+        pf = pq.ParquetFile(p)
+        n = pf.num_row_groups
+        for i in range(0, n, 32):
+            pf.read_row_groups(list(range(i, min(n, i + 32))), columns=["text"], use_threads=False)
+
+
+#: where the pass's CPU goes: (stage, the functions whose own CPU it is); measured in-process
+STAGES = [("gigatoken (the library)", ["<method 'encode_batch' of 'builtins.BPETokenizer' objects>",
+                                        "awkward/_dispatch.py:dispatch"]),
+          ("Parquet decoding (pyarrow)", ["parquet/core.py:read_row_groups"]),
+          ("UTF-8 check, column to one buffer (pyarrow)", ["tokstat/engine/scan.py:_read_groups"]),
+          ("normalisation check (RE2) and NFC", ["tokstat/engine/scan.py:normalised*"]),
+          ("characters per text (pyarrow)", ["tokstat/utf8.py:nchars*"]),
+          ("fingerprint (sha256)", ["<method 'update' of '_hashlib.HASH' objects>"]),
+          ("spelling check (numpy)", ["tokstat/adapters/fast.py:token_counts",
+                                      "<method 'reduceat' of 'numpy.ufunc' objects>"])]
+
+
+def profile_pass(corpus: Path, lib_cpu: float) -> None:
+    """``budget --exact --backend fast --workers 1`` in this process under cProfile (CPU clock):
+    the CPU of each stage of the pass (:data:`STAGES`; ``*``: with what it calls), beside the library's."""
+    import cProfile
+    import pstats
+
+    from tokstat import budget
+
+    prof = cProfile.Profile(time.process_time)
+    prof.enable()
+    budget(str(corpus), [TOK], exact=True, backend="fast", workers=1, progress=False)
+    prof.disable()
+    st = pstats.Stats(prof).stats
+    total = sum(v[2] for v in st.values())
+    names = {k: (k[2] if k[0] == "~" else f"{'/'.join(Path(k[0]).parts[-3:])}:{k[2]}") for k in st}
+    print(f"  where the pass's CPU goes (budget --exact --workers 1 under cProfile, this process): {total:.2f} CPU s")
+    seen = 0.0
+    for label, pats in STAGES:
+        cpu = 0.0
+        for pat in pats:
+            cum = pat.endswith("*")
+            for k, n in names.items():
+                if n.endswith(pat.rstrip("*")):
+                    cpu += st[k][3] if cum else st[k][2]
+        seen += cpu
+        print(f"    {label:48s} {cpu:6.2f} CPU s  {cpu / lib_cpu:5.2f}x the library baseline")
+    print(f"    {'the rest (start-up: imports, tokenizer, probes; verification; Python)':48s} {total - seen:6.2f} CPU s")
+
+
+def half_of(d: Path) -> tuple[Path, float]:
+    """A corpus of the first half of ``d``'s shards (links to them) and its MB of text."""
+    h = d.with_name(d.name + "-half")
+    shards = sorted(d.glob("*.parquet"))[: max(1, len(list(d.glob("*.parquet"))) // 2)]
+    if not h.exists():
+        h.mkdir()
+        for p in shards:
+            (h / p.name).symlink_to(p)
+    return h, sum(len(t.encode()) for p in shards for t in pl.read_parquet(p, columns=["text"])["text"].to_list()) / 1e6
+
+
 def cpu_of(fn) -> tuple[float, float]:
     """(CPU seconds of this process, all threads; wall seconds) of ``fn()``."""
     c0, w0 = time.process_time(), time.perf_counter()
@@ -174,19 +250,38 @@ def main() -> None:
     from tokstat.adapters import load_tokenizer
     from tokstat.adapters.fast import _build
 
+    compileall.compile_dir(str(ROOT / "tokstat"), quiet=1)   # byte-compiled, as pip installs it
     texts = texts_of(twelve)
     mb = sum(len(t.encode()) for t in texts) / 1e6
     ref = load_tokenizer(TOK)
     giga = _build(ref)
     print(f"machine: {os.cpu_count()} cores; corpus {twelve.name}: {mb:.0f} MB of text, {len(texts):,} documents, "
           f"12 languages; tokenizer {TOK}")
-    g_cpu, g_wall = cpu_of(lambda: giga.encode_batch(texts))
-    t_cpu, t_wall = cpu_of(lambda: ref.enc.encode_ordinary_batch(texts))
-    print(f"  gigatoken encode_batch (in memory): {g_cpu:.1f} CPU s, {mb / g_cpu:.1f} MB per CPU s ({g_wall:.1f} s wall)")
-    print(f"  tiktoken encode_ordinary_batch (in memory): {t_cpu:.1f} CPU s, {mb / t_cpu:.1f} MB per CPU s "
-          f"({t_wall:.1f} s wall)")
+    batches = in_batches(texts)
+    g1_cpu, g1_wall = cpu_of(lambda: giga.encode_batch(texts))
+    # each a first pass of a tokenizer built afresh: a second pass over the same texts finds every
+    # word in gigatoken's cache, which no pass over a corpus does
+    gs = {}
+    for par in (None, False, None, False):       # the least of two, each a first pass of a fresh tokenizer
+        fresh = _build(ref)
+        c = cpu_of(lambda: [fresh.encode_batch(b, parallel=par) for b in batches])  # noqa: B023 - called now
+        gs[par] = min(gs.get(par, c), c)
+    t1_cpu, t1_wall = cpu_of(lambda: ref.enc.encode_ordinary_batch(texts))
+    ts_cpu, ts_wall = cpu_of(lambda: [ref.enc.encode_ordinary_batch(b) for b in batches])
+    g_cpu, t_cpu = min(g1_cpu, *(c for c, _ in gs.values())), min(t1_cpu, ts_cpu)
+    print(f"  gigatoken encode_batch (in memory), CPU s: one call on every text {g1_cpu:.2f} ({g1_wall:.1f} s wall); "
+          f"in {len(batches)} batches of 8 MiB {gs[None][0]:.2f} ({gs[None][1]:.1f} s wall), the same on one "
+          f"thread {gs[False][0]:.2f} (each the least of two first passes of a "
+          f"fresh tokenizer); the baseline is the least: {g_cpu:.2f} CPU s, {mb / g_cpu:.0f} MB per CPU s")
+    print(f"  tiktoken encode_ordinary_batch (in memory), CPU s: one call {t1_cpu:.1f}, in batches {ts_cpu:.1f}; "
+          f"the baseline: {t_cpu:.1f} CPU s, {mb / t_cpu:.1f} MB per CPU s")
     want = sum(len(x) for x in ref.enc.encode_ordinary_batch(texts))
     texts.clear()
+    batches.clear()
+    rd_cpu, _ = cpu_of(lambda: read_shards(twelve))
+    print(f"  reading the text column of the shards with pyarrow (decompression and decoding only): {rd_cpu:.2f} CPU s; "
+          f"the floor of any pass that reads Parquet and counts with gigatoken: {(g_cpu + rd_cpu) / g_cpu:.2f}x the "
+          f"library's CPU")
     out = Path(tempfile.mkdtemp())
     results = []
 
@@ -219,6 +314,13 @@ def main() -> None:
     marginal = (f_cpu - f0_cpu) / (mb - s_mb) * mb / g_cpu
     print(f"  budget --exact (fast) on {s_mb:.0f} MB: {f0_cpu:.1f} CPU s ({f0_wall:.1f} s wall): the start-up "
           f"(imports, tokenizer, probes, verification); beyond it, CPU per MB / gigatoken's: {marginal:.2f}")
+    half, h_mb = half_of(twelve)
+    fh_cpu, _, _ = budget(half, "--exact", "--backend", "fast", "--workers", "2", name="fh")
+    print(f"  budget --exact (fast) on the first {h_mb:.0f} MB of the shards: {fh_cpu:.1f} CPU s; from {h_mb:.0f} to "
+          f"{mb:.0f} MB: CPU per MB / gigatoken's {(f_cpu - fh_cpu) / (mb - h_mb) * mb / g_cpu:.2f}")
+    print(f"  the same against gigatoken's one call on every text (this benchmark's baseline before): "
+          f"{f_cpu / g1_cpu:.2f}, beyond the start-up {marginal * g_cpu / g1_cpu:.2f}")
+    profile_pass(twelve, g_cpu)
     check("budget --exact (reference) CPU / tiktoken batch CPU", r_cpu / t_cpu, 1.3)
     w1_cpu, w1_wall, _ = budget(twelve, "--exact", "--backend", "fast", "--workers", "1")
     check("budget --exact: --workers 1 wall / --workers 2 wall", w1_wall / f_wall, 1.7, above=True)
@@ -244,9 +346,15 @@ def main() -> None:
         check("compare --kind monolingual CPU / gigatoken CPU", c_cpu / g_cpu, 2.5)
         c0_cpu, c0_wall = run(["compare", str(small), "-t", TOK, "--kind", "monolingual", "--quiet", "--workers", "2",
                                "--diagnostics", "sample", "--out", str(out / "c0.csv")])
-        print(f"  compare on {s_mb:.0f} MB (diagnostics on a sample, as at 200 MB): {c0_cpu:.1f} CPU s: the start-up "
-              f"and the sample's diagnostics; beyond them, CPU per MB / gigatoken's: "
-              f"{(c_cpu - c0_cpu) / (mb - s_mb) * mb / g_cpu:.2f}")
+        print(f"  compare on {s_mb:.0f} MB (diagnostics on a sample, of every document at this size): {c0_cpu:.1f} CPU s: "
+              f"the start-up and the sample's diagnostics")
+        half, h_mb = half_of(twelve)
+        ch_cpu, _ = run(["compare", str(half), "-t", TOK, "--kind", "monolingual", "--quiet", "--workers", "2",
+                         "--out", str(out / "ch.csv")])
+        per_mb = (c_cpu - ch_cpu) / (mb - h_mb)
+        print(f"  compare on the first {h_mb:.0f} MB of the shards: {ch_cpu:.1f} CPU s; from {h_mb:.0f} to {mb:.0f} MB "
+              f"(the same diagnostic sample size): CPU per MB / gigatoken's {per_mb * mb / g_cpu:.2f}, fixed "
+              f"{c_cpu - per_mb * mb:.1f} CPU s")
         ce = pl.read_csv(out / "c.csv")
         print(f"  compare tokens, all languages: {ce['tokens'].sum():,} (tiktoken directly {want:,})")
         results.append(ce["tokens"].sum() == want)

@@ -212,3 +212,24 @@ def test_budget_and_sweep_take_the_backend(tmp_path):
     y = sweep(SAMPLE, "bpe", [400, 600, 800, 1000], n_boot=0, backend="fast", progress=False)
     assert x.drop("signature").equals(y.drop("signature"))
     assert "gigatoken-" in y["signature"][0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2**16 - 1), max_size=6), max_size=12),
+       st.sampled_from([np.uint16, np.int32, np.int64]))
+def test_segment_sums_equals_a_running_total(segments, dtype):
+    """The spelling check's per-text sums (reduceat over the non-empty texts) equal the difference
+    of a running total at the texts' offsets, empty texts (first, last, in a row) included."""
+    from tokstat.adapters.base import segment_sums, unspelt
+
+    values = np.array([v for s in segments for v in s], dtype=dtype)
+    counts = np.array([len(s) for s in segments], dtype=np.int64)
+    run = np.concatenate([[0], np.cumsum(values.astype(np.int64))])
+    off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    want = run[off[1:]] - run[off[:-1]]
+    got = segment_sums(values, counts)
+    assert got.dtype == np.int64 and got.tolist() == want.tolist()
+    nbytes = want.copy()
+    if len(nbytes):
+        nbytes[-1] += 1                 # one text whose tokens do not add up to its bytes
+    assert unspelt(values, counts, [], nbytes).tolist() == ([len(nbytes) - 1] if len(nbytes) else [])

@@ -206,6 +206,19 @@ class Sample:
         have.sort()
         del have[self.k:]
 
+    def cuts(self, n: int) -> np.ndarray:
+        """Per language (``n`` of them): the largest key kept once ``k`` documents are, else +inf;
+        a document whose key is not below its language's cut would not be kept.
+
+        >>> s = Sample(1); s.offer(0, np.array([0.5]), "u", ["a"], np.array([0])); s.cuts(2).tolist()
+        [0.5, inf]
+        """
+        out = np.full(n, np.inf)
+        for lang, have in self.docs.items():
+            if len(have) >= self.k:
+                out[lang] = have[-1][0]
+        return out
+
     def merge(self, o: Sample) -> Sample:
         for lang, items in o.docs.items():
             have = self.docs.setdefault(lang, [])
@@ -561,9 +574,14 @@ def _count_run(plan: Plan, run: list[int], acc: Scan, verifier: Verifier | None,
         lo, hi = int(bounds[u]), int(bounds[u + 1])
         if plan.sample_k and live[lo:hi].any():
             keys = np.random.default_rng([plan.seed, k]).random(hi - lo)
-            own, li_own = live[lo:hi], idx[lo:hi]
-            for lang in np.unique(li_own[own]).tolist():
-                acc.sample.offer(lang, keys, plan.units[k].label, texts, np.flatnonzero(own & (li_own == lang)), lo)
+            li_own = idx[lo:hi]
+            # the documents that can enter: below their language's cut (once the sample is full,
+            # few are, and a unit with none costs no Python loop over its languages)
+            cand = live[lo:hi] & (keys < acc.sample.cuts(L)[np.maximum(li_own, 0)])
+            if cand.any():
+                label = plan.units[k].label
+                for lang in np.unique(li_own[cand]).tolist():
+                    acc.sample.offer(lang, keys, label, texts, np.flatnonzero(cand & (li_own == lang)), lo)
     return len(texts)
 
 

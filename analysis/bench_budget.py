@@ -185,12 +185,13 @@ def profile_pass(corpus: Path, lib_cpu: float) -> None:
 def half_of(d: Path) -> tuple[Path, float]:
     """A corpus of the first half of ``d``'s shards (links to them) and its MB of text."""
     h = d.with_name(d.name + "-half")
-    shards = sorted(d.glob("*.parquet"))[: max(1, len(list(d.glob("*.parquet"))) // 2)]
+    shards = sorted(d.glob("*.parquet"))
+    shards = shards[: max(1, len(shards) // 2)]
     if not h.exists():
         h.mkdir()
         for p in shards:
             (h / p.name).symlink_to(p)
-    return h, sum(len(t.encode()) for p in shards for t in pl.read_parquet(p, columns=["text"])["text"].to_list()) / 1e6
+    return h, sum(len(t.encode()) for t in texts_of(h)) / 1e6
 
 
 def cpu_of(fn) -> tuple[float, float]:

@@ -161,7 +161,6 @@ class FlatTexts:
 
     def filter(self, mask: np.ndarray) -> FlatTexts:
         """The texts where ``mask`` is true."""
-
         lst = None if self._list is None else [t for t, m in zip(self._list, mask.tolist()) if m]
         return FlatTexts(self.arr.filter(arrow_of(np.asarray(mask, dtype=bool))), lst)
 

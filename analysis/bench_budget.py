@@ -328,6 +328,10 @@ def main() -> None:
     w10_cpu, w10_wall, _ = budget(small, "--exact", "--backend", "fast", "--workers", "1", name="w10")
     print(f"  --workers 1 / --workers 2, wall beyond the start-up (the {s_mb:.0f} MB runs' wall taken off): "
           f"{(w1_wall - w10_wall) / (f_wall - f0_wall):.2f}")
+    print(f"  on one core, as the baseline runs (--workers 1, {w1_cpu:.1f} CPU s): CPU / gigatoken's {w1_cpu / g_cpu:.2f}, "
+          f"per MB beyond the start-up ({w10_cpu:.1f} CPU s on {s_mb:.0f} MB) "
+          f"{(w1_cpu - w10_cpu) / (mb - s_mb) * mb / g_cpu:.2f}; a second worker adds "
+          f"{f_cpu - w1_cpu:+.1f} CPU s (its own start-up and its own cold word cache in the library)")
     s_cpu, s_wall, sdf = budget(twelve, "--sample", "0.01")
     row = sdf.filter(pl.col("language") == "(all)").row(0, named=True)
     print(f"  budget --sample 0.01: {s_wall:.1f} s wall, {row['clusters_sampled']} of {row['clusters']} clusters")

@@ -230,3 +230,50 @@ def test_gold_spans_tiled_on_joined_pud(shared):
         if tiled is not None:
             assert tiled == find_spans(text, words), lang
     assert hits >= 6       # most languages' gold words tile their text
+
+
+def _child_trie_misses(q) -> None:
+    from pythainlp.tokenize import word_dict_trie
+
+    from tokstat.segmenters import thai_words
+
+    thai_words("ภาษาไทย")
+    q.put(word_dict_trie.cache_info().misses)
+
+
+def test_warm_loads_the_dictionaries_once_for_forked_workers(monkeypatch):
+    """warm() loads jieba's and PyThaiNLP's dictionaries in this process (a forked worker finds the
+    trie built: its cache has no new miss), skips regex, gold and null segmenters, and loads each
+    segmenter once however many languages share it."""
+    import multiprocessing as mp
+
+    pytest.importorskip("pythainlp")
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    from pythainlp.tokenize import word_dict_trie
+
+    import tokstat.segmenters as seg
+
+    monkeypatch.setattr(seg, "_jieba", None)
+    word_dict_trie.cache_clear()
+    names = {"th": seg.segmenter_name("th", False), "zh": seg.segmenter_name("zh", False),
+             "yue": seg.segmenter_name("yue", False), "en": "regex", "de": "gold", "km": None}
+    assert seg.warm(names) == [names["th"], names["zh"]]
+    assert seg._jieba is not None and word_dict_trie.cache_info().currsize == 1
+    misses = word_dict_trie.cache_info().misses
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_trie_misses, args=(q,))
+    p.start()
+    child = q.get(timeout=60)
+    p.join()
+    assert child == misses          # the child used the parent's trie
+
+
+def test_warm_leaves_cold_what_it_does_not_list(monkeypatch):
+    """A segmenter warm() does not list (ICU, kiwi) is never called by it."""
+    import tokstat.segmenters as seg
+
+    calls = []
+    monkeypatch.setattr(seg, "word_spans", lambda *a, **k: calls.append(a))
+    assert seg.warm({"km": "icu-74.2", "ko": "kiwi-0.20-morphemes"}) == [] and calls == []

@@ -25,7 +25,7 @@ from .io import check_outputs, write_tables
 from .loaders import load_corpus
 from .metrics import COMPARE_COLUMNS, INFO_COLUMNS, SAMPLE_COLUMNS, paired_tpc_replicates, summarize, versus_baseline
 from .progress import Meter
-from .segmenters import jieba_words, segmenter_name
+from .segmenters import segmenter_name, warm
 from .split import Split
 
 UNRELIABLE_UNK = 0.10
@@ -532,8 +532,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                                fix=f"use one of: {', '.join(langs)}")
     segname = {lang: segmenter_name(lang, lang in c.gold_words, (segmenters or {}).get(lang)) if words else None
                for lang in langs}
-    if any(n and n.startswith("jieba") for n in segname.values()):
-        jieba_words("预热")   # load the dictionary once, before workers are forked
+    warm(segname)       # the segmenters' dictionaries loaded once, before workers are forked
     if max_chars < 1:
         raise TokstatError(f"--max-chars must be at least 1, not {max_chars}", fix="e.g. --max-chars 1000000")
     mono = c.kind == "monolingual"

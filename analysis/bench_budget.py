@@ -13,7 +13,8 @@ the same texts over 200 language codes (FLORES-200 has 204).
 Printed, each measured in this run: the libraries' own batch encoding of the same texts held in
 memory (gigatoken ``encode_batch``, tiktoken ``encode_ordinary_batch``, default threads) and the
 tokstat commands run as a user runs them (a subprocess: start-up, reading, verification,
-counting, writing), CPU = user + system of the process and its workers. For ``--engine ray``,
+counting, writing; each ``budget`` and Ray command twice, the run of least CPU kept), CPU = user +
+system of the process and its workers. For ``--engine ray``,
 whose actors and daemons are not children the command waits for, the machine's busy CPU from
 ``/proc/stat`` (run it on an idle machine), at 1 MB and at the full size, so the start-up and the
 per-MB cost come apart (target: Ray's per-MB cost within 10 % of local workers', the run-to-run

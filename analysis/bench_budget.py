@@ -120,7 +120,7 @@ def texts_of(d: Path) -> list[str]:
 
 
 def in_batches(texts: list[str], size: int = 8 << 20) -> list[list[str]]:
-    """``texts`` cut into consecutive batches of about ``size`` bytes (tokstat's runs are 8 MiB)."""
+    """``texts`` cut into consecutive batches of about ``size`` bytes."""
     out, cur, n = [], [], 0
     for t in texts:
         cur.append(t)
@@ -131,20 +131,23 @@ def in_batches(texts: list[str], size: int = 8 << 20) -> list[list[str]]:
     return out + ([cur] if cur else [])
 
 
-def first_pass(tok, batches: list[list[str]]) -> float:
-    """CPU seconds of ``tok`` (gigatoken, built afresh by the caller) encoding ``batches`` on one thread."""
-    return cpu_of(lambda: [tok.encode_batch(b, parallel=False) for b in batches])[0]
+def first_pass(tok, batches: list[list[str]], parallel: bool | None = False) -> tuple[float, float]:
+    """(CPU, wall) seconds of ``tok`` (gigatoken, built afresh by the caller: its word cache is cold)
+    encoding ``batches``; ``parallel`` as gigatoken takes it (False: on this thread)."""
+    return cpu_of(lambda: [tok.encode_batch(b, parallel=parallel) for b in batches])
 
 
 def read_shards(d: Path) -> None:
     """Every shard's text column read as the pass reads it (runs of row groups, one thread)."""
     import pyarrow.parquet as pq
 
+    from tokstat.engine.scan import RUN_UNITS
+
     for p in sorted(d.glob("*.parquet")):
         pf = pq.ParquetFile(p)
         n = pf.num_row_groups
-        for i in range(0, n, 32):
-            pf.read_row_groups(list(range(i, min(n, i + 32))), columns=["text"], use_threads=False)
+        for i in range(0, n, RUN_UNITS):
+            pf.read_row_groups(list(range(i, min(n, i + RUN_UNITS))), columns=["text"], use_threads=False)
 
 
 #: where the pass's CPU goes: (stage, the functions whose own CPU it is); measured in-process
@@ -270,8 +273,7 @@ def main() -> None:
     # word in gigatoken's cache, which no pass over a corpus does
     gs = {}
     for par in (None, False, None, False):       # the least of two, each a first pass of a fresh tokenizer
-        fresh = _build(ref)
-        c = cpu_of(lambda: [fresh.encode_batch(b, parallel=par) for b in batches])  # noqa: B023 - called now
+        c = first_pass(_build(ref), batches, par)
         gs[par] = min(gs.get(par, c), c)
     t1_cpu, t1_wall = cpu_of(lambda: ref.enc.encode_ordinary_batch(texts))
     ts_cpu, ts_wall = cpu_of(lambda: [ref.enc.encode_ordinary_batch(b) for b in batches])
@@ -360,7 +362,7 @@ def main() -> None:
         m_tok = mdf.filter(pl.col("language") == "(all)")["exact"][0]
         m_texts = texts_of(many)
         m_batches = in_batches(m_texts)
-        m_lib = min(first_pass(_build(ref), m_batches) for _ in range(2))
+        m_lib = min(first_pass(_build(ref), m_batches)[0] for _ in range(2))
         m_texts.clear()
         m_batches.clear()
         print(f"  200 languages: budget --exact (fast) {m_cpu:.1f} CPU s on {m_mb:.0f} MB ({m_tok:,} tokens), "

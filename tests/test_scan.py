@@ -209,6 +209,34 @@ def test_the_verification_is_bounded_whatever_the_number_of_languages():
     assert len(v.done) == 200          # every language verified
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(-1, 3), st.integers(0, 6)), max_size=30), min_size=1, max_size=6),
+       st.integers(1, 15))
+def test_the_verification_picks_what_a_document_by_document_loop_picks(batches, share):
+    """Verifier.check (vectorised per language) sends the first-difference check the same texts, in
+    the same order, as the loop it replaced: a document of a language under its share is taken."""
+    import tokstat.adapters.fast as fm
+
+    v = Verifier.__new__(Verifier)
+    v.fast, v.per_lang, v.done = [type("F", (), {"disabled": None, "id": "x"})()], share, {}
+    seen, want, done = [], [], {}
+    orig = fm.first_difference
+    fm.first_difference = lambda a, texts: seen.extend(texts)
+    try:
+        for b, docs in enumerate(batches):
+            idx = np.array([lang for lang, _ in docs], dtype=np.int64)
+            nbytes = np.array([n for _, n in docs], dtype=np.int64)
+            texts = [f"{b}.{r}" for r in range(len(docs))]
+            for r, (lang, n) in enumerate(docs):          # the reference: one document at a time
+                if lang >= 0 and n > 0 and done.get(lang, 0) < share:
+                    done[lang] = done.get(lang, 0) + n
+                    want.append(texts[r])
+            v.check(idx, texts, nbytes)
+    finally:
+        fm.first_difference = orig
+    assert seen == want and v.done == done
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(["en", "zh"]), st.text(max_size=40)), min_size=1, max_size=40))
 def test_hypothesis_texts_count_as_the_library(tmp_path_factory, tiktoken_encoding, docs):

@@ -317,15 +317,20 @@ class Verifier:
     def check(self, idx: np.ndarray, texts: list[str], nbytes: np.ndarray) -> None:
         if not self.fast:
             return
-        pick = []
-        for r in np.flatnonzero((idx >= 0) & (nbytes > 0)).tolist():
-            lang = int(idx[r])
+        rows = []                           # in each language, the documents read while it is under its share
+        live = (idx >= 0) & (nbytes > 0)
+        for lang in np.unique(idx[live]).tolist():
             have = self.done.get(lang, 0)
-            if have < self.per_lang:
-                self.done[lang] = have + int(nbytes[r])
-                pick.append(texts[r])
-        if not pick:
+            if have >= self.per_lang:
+                continue
+            own = np.flatnonzero(live & (idx == lang))
+            before = have + np.cumsum(nbytes[own]) - nbytes[own]
+            take = own[before < self.per_lang]
+            self.done[lang] = have + int(nbytes[take].sum())
+            rows.append(take)
+        if not rows:
             return
+        pick = [texts[r] for r in np.sort(np.concatenate(rows)).tolist()]
         from ..adapters.fast import first_difference
 
         for a in self.fast:

@@ -191,7 +191,7 @@ STAGES = [("gigatoken (the library)", ["<method 'encode_batch' of 'builtins.BPET
           ("normalisation check (RE2) and NFC", ["tokstat/engine/scan.py:normalised*"]),
           ("characters per text (pyarrow)", ["tokstat/utf8.py:nchars*"]),
           ("fingerprint (sha256)", ["<method 'update' of '_hashlib.HASH' objects>"]),
-          ("spelling check (numpy)", ["tokstat/adapters/fast.py:token_counts",
+          ("spelling check (numpy)", ["tokstat/adapters/fast.py:token_counts", "tokstat/adapters/fast.py:gather*",
                                       "<method 'reduceat' of 'numpy.ufunc' objects>"])]
 
 

@@ -235,3 +235,17 @@ def test_segment_sums_equals_a_running_total(segments, dtype):
     if len(nbytes):
         nbytes[-1] += 1                 # one text whose tokens do not add up to its bytes
     assert unspelt(values, counts, [], nbytes).tolist() == ([len(nbytes) - 1] if len(nbytes) else [])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 255), min_size=1, max_size=40), st.lists(st.integers(0, 10**6), max_size=200),
+       st.integers(1, 64))
+def test_gather_in_slices_equals_numpy_indexing(table, picks, step):
+    """The spelling check's gather (np.take in slices of ``step`` uint32 ids) equals ``table[idx]``,
+    whatever the slice size, and an id out of the table is an IndexError as with plain indexing."""
+    t = np.array(table, dtype=np.uint8)
+    idx = np.array([p % len(t) for p in picks], dtype=np.uint32)
+    got = fastmod.gather(t, idx, step=step)
+    assert got.dtype == np.uint8 and got.tolist() == t[idx].tolist()
+    with pytest.raises(IndexError):
+        fastmod.gather(t, np.append(idx, np.uint32(len(t))), step=step)

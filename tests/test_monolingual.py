@@ -358,3 +358,48 @@ def test_worst_on_documents_says_there_is_no_per_segment_premium(layouts, tmp_pa
     assert main(["worst", str(segs)]) == 2
     assert "use --by tokens_per_char" in capsys.readouterr().err
     assert main(["worst", str(segs), "--by", "tokens_per_char", "-n", "3"]) == 0
+
+
+def _shard(d: Path, lang, script=None, name: str = "000.parquet", rows: int = 2) -> Path:
+    """A one-shard corpus whose language column is ``lang`` (an Arrow array)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    d.mkdir(parents=True, exist_ok=True)
+    cols = {"text": pa.array([f"doc {i}" for i in range(len(lang))]), "language": lang}
+    if script is not None:
+        cols["language_script"] = script
+    pq.write_table(pa.table(cols), d / name, row_group_size=rows)
+    return d
+
+
+@pytest.mark.parametrize("lang, want", [
+    ("int", "holds a int"), ("list", "holds a list"), ("two", "spells one language two ways: 'eng' and 'en'"),
+    ("bad", "zz-not-a-language")])
+def test_language_discovery_refuses_a_bad_column_by_name(tmp_path, lang, want):
+    """The languages of Parquet shards are found column-wise (distinct pairs, in order of first
+    appearance); each bad column is a clear error naming the shard, whatever Arrow can encode."""
+    import pyarrow as pa
+
+    col = {"int": pa.array([1, 2, 1]), "list": pa.array([["en"], ["zh"], ["en"]]),
+           "two": pa.array(["eng", "zh", "en"]), "bad": pa.array(["en", "zz-not-a-language", "en"])}[lang]
+    d = _shard(tmp_path / "c", col)
+    with pytest.raises(TokstatError, match=want) as e:
+        load_corpus(str(d))
+    assert "000.parquet" in str(e.value)
+
+
+def test_language_discovery_equals_a_row_by_row_reading(tmp_path):
+    """Nulls and blanks are ``und``; FineWeb-2's script column joins its language; dictionary and
+    plain columns, several batches and shards: the languages found are the row-by-row reading's."""
+    import pyarrow as pa
+
+    from tokstat.langs import normalize_lang
+
+    langs = ["cmn", None, "eng", "  ", "cmn", "rus", "eng"] * 3
+    scripts = ["Hani", None, "Latn", "Latn", "Hani", "Cyrl", "Latn"] * 3
+    _shard(tmp_path / "c", pa.array(langs), pa.array(scripts), rows=4)
+    _shard(tmp_path / "c", pa.array(["deu", "cmn"]).dictionary_encode(), pa.array(["Latn", "Hani"]), name="001.parquet")
+    want = {"und" if not (v or "").strip() else normalize_lang(f"{v}_{s}")
+            for v, s in zip(langs + ["deu", "cmn"], scripts + ["Latn", "Hani"])}
+    assert set(load_corpus(str(tmp_path / "c")).languages) == want

@@ -198,7 +198,7 @@ class FastAdapter(Adapter):
         with native_errors(self.id):
             raw, off = self._flat(texts)
         counts = np.diff(off)
-        bad = unspelt(np.take(self._lens_narrow, raw), counts, texts, nbytes)
+        bad = unspelt(gather(self._lens_narrow, raw), counts, texts, nbytes)
         if len(bad) and self._reference_for(texts, raw.astype(np.int64) + self.id_offset, counts, bad) is None:
             return self.ref.token_counts(list(texts))
         return counts
@@ -240,6 +240,20 @@ class FastAdapter(Adapter):
         self.library_version = self.reference_version
         warnings.warn(f"{self.id}: {self.engine} gave other ids than {self.reference_version} ({why}); "
                       "the fast path is off for it, the run continues on the reference library", stacklevel=4)
+
+
+def gather(table: np.ndarray, idx: np.ndarray, step: int = 1 << 16) -> np.ndarray:
+    """``table[idx]`` in slices of ``step`` indices: numpy converts indices that are not ``intp``
+    (gigatoken's uint32 ids) to a temporary copy, which for a whole run is 8 bytes a token written
+    and read back from memory; a slice's copy stays in the cache (a third of the CPU in a pass).
+
+    >>> gather(np.array([5, 6, 7], dtype=np.uint8), np.array([2, 0, 2, 1], dtype=np.uint32), step=3).tolist()
+    [7, 5, 7, 6]
+    """
+    out = np.empty(len(idx), dtype=table.dtype)
+    for i in range(0, len(idx), step):
+        np.take(table, idx[i:i + step], out=out[i:i + step])
+    return out
 
 
 def first_difference(fast: FastAdapter, texts: list[str]) -> str | None:

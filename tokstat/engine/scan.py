@@ -44,7 +44,7 @@ from ..corpus import normalizer
 from ..errors import TokstatError
 from ..io import parquet_file, regular_file
 from ..utf8 import FlatTexts, arrow_of, numpy_of, offsets
-from ..loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_of
+from ..loaders.mono import GZ_SUFFIXES, SCRIPT_COLUMN, UND, _check_text, _lang_codes, _lang_of
 from .job import MAX_CHARS
 
 #: bytes of a JSONL/text block (one unit)
@@ -463,41 +463,6 @@ def _valid_utf8(pf, g: int, col: str) -> bool:
         return True
     except pa.ArrowInvalid:
         return False
-
-
-def _distinct(col) -> tuple[list, np.ndarray]:
-    """A column's distinct values (in order of first appearance, None for null) and each row's index into them."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-    if pa.types.is_null(arr.type):
-        return [None], np.zeros(len(arr), dtype=np.int64)
-    d = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
-    values = d.dictionary.to_pylist() + [None]
-    ind = pc.fill_null(d.indices, len(values) - 1) if d.indices.null_count else d.indices
-    return values, numpy_of(ind).astype(np.int64)
-
-
-def _lang_codes(lang, script, p: Path, cache: dict) -> tuple[list[str], np.ndarray]:
-    """The language codes of a language (and FineWeb-2 script) column: the distinct ones and each
-    row's index into them; each distinct (language, script) pair is read once, in order of first
-    appearance (so the first bad value is the one an error names)."""
-    import pyarrow as pa
-
-    try:
-        lv, lx = _distinct(lang)
-        sv, sx = _distinct(script) if script is not None else ([None], np.zeros(len(lx), dtype=np.int64))
-    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):   # a column Arrow cannot encode
-        ls = lang.to_pylist()
-        ss = script.to_pylist() if script is not None else [None] * len(ls)
-        return [_lang_of(v, s, p, cache) for v, s in zip(ls, ss)], np.arange(len(ls))
-    uniq, first, inv = np.unique(lx * len(sv) + sx, return_index=True, return_inverse=True)
-    codes: list[str] = [""] * len(uniq)
-    for u in np.argsort(first, kind="stable").tolist():
-        a, b = divmod(int(uniq[u]), len(sv))
-        codes[u] = _lang_of(lv[a], sv[b], p, cache)
-    return codes, inv.reshape(-1)
 
 
 def normalised(texts: FlatTexts, form: str, cache: dict) -> FlatTexts:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
@@ -31,6 +32,9 @@ from ..io import parquet_file, regular_file
 from ..langs import normalize_lang
 from .table import _json_objects
 from .textio import read_lines
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LANG_COLUMNS = ("language", "lang")
 #: gzip-compressed JSON lines (MADLAD-400 ships ``data/zh/zh_clean_0000.jsonl.gz``)
@@ -186,6 +190,45 @@ def documents(path: Path, *, text_col: str, lang_col: str | None, lang: str | No
             yield f"{id_prefix}{no}", lang, t
 
 
+def _distinct(col) -> tuple[list, np.ndarray]:
+    """A column's distinct values (in order of first appearance, None for null) and each row's index into them."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    if pa.types.is_null(arr.type):
+        return [None], np.zeros(len(arr), dtype=np.int64)
+    d = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
+    values = d.dictionary.to_pylist() + [None]
+    ind = pc.fill_null(d.indices, len(values) - 1) if d.indices.null_count else d.indices
+    from ..utf8 import numpy_of
+
+    return values, numpy_of(ind).astype(np.int64)
+
+
+def _lang_codes(lang, script, p: Path, cache: dict) -> tuple[list[str], np.ndarray]:
+    """The language codes of a language (and FineWeb-2 script) column: the distinct ones and each
+    row's index into them; each distinct (language, script) pair is read once, in order of first
+    appearance (so the first bad value is the one an error names)."""
+    import numpy as np
+    import pyarrow as pa
+
+    try:
+        lv, lx = _distinct(lang)
+        sv, sx = _distinct(script) if script is not None else ([None], np.zeros(len(lx), dtype=np.int64))
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):   # a column Arrow cannot encode
+        ls = lang.to_pylist()
+        ss = script.to_pylist() if script is not None else [None] * len(ls)
+        return [_lang_of(v, s, p, cache) for v, s in zip(ls, ss)], np.arange(len(ls))
+    uniq, first, inv = np.unique(lx * len(sv) + sx, return_index=True, return_inverse=True)
+    codes: list[str] = [""] * len(uniq)
+    for u in np.argsort(first, kind="stable").tolist():
+        a, b = divmod(int(uniq[u]), len(sv))
+        codes[u] = _lang_of(lv[a], sv[b], p, cache)
+    return codes, inv.reshape(-1)
+
+
 def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col: str | None,
                lang_id: str = "off") -> set[str]:
     """Every language of the files: the given ones, and one pass over the language column of the
@@ -200,10 +243,12 @@ def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col:
         elif p.suffix.lower() == ".parquet":
             pf = parquet_file(p, "shard")
             script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in pf.names else None
+            import pyarrow as pa
+
             for rb in pf.iter_batches(batch_size=65536, columns=[lang_col] + ([script] if script else [])):
-                vals = rb.column(lang_col).to_pylist()
-                scr = rb.column(script).to_pylist() if script else [None] * len(vals)
-                out.update(_lang_of(v, s, p, cache) for v, s in dict.fromkeys(zip(vals, scr)))   # in order: one message
+                # the distinct (language, script) pairs, in order of first appearance: one message
+                out.update(_lang_codes(pa.chunked_array([rb.column(lang_col)]),
+                                       pa.chunked_array([rb.column(script)]) if script else None, p, cache)[0])
         else:
             out.update(code for _, code, _ in documents(p, lang=None, text_col=text_col, lang_col=lang_col, cache=cache))
     return out

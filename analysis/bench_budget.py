@@ -137,8 +137,8 @@ def first_pass(tok, batches: list[list[str]], parallel: bool | None = False) -> 
     return cpu_of(lambda: [tok.encode_batch(b, parallel=parallel) for b in batches])
 
 
-def read_shards(d: Path) -> None:
-    """Every shard's text column read as the pass reads it (runs of row groups, one thread)."""
+def shard_runs(d: Path):
+    """Every shard's text column read as the pass reads it: one table per run of row groups, on one thread."""
     import pyarrow.parquet as pq
 
     from tokstat.engine.scan import RUN_UNITS
@@ -147,7 +147,13 @@ def read_shards(d: Path) -> None:
         pf = pq.ParquetFile(p)
         n = pf.num_row_groups
         for i in range(0, n, RUN_UNITS):
-            pf.read_row_groups(list(range(i, min(n, i + RUN_UNITS))), columns=["text"], use_threads=False)
+            yield pf.read_row_groups(list(range(i, min(n, i + RUN_UNITS))), columns=["text"], use_threads=False)
+
+
+def read_shards(d: Path) -> None:
+    """:func:`shard_runs`, read and dropped (the cost of decoding alone)."""
+    for _ in shard_runs(d):
+        pass
 
 
 def checked_floor(d: Path, ref) -> float:
@@ -159,27 +165,21 @@ def checked_floor(d: Path, ref) -> float:
 
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     from tokstat.adapters.fast import _build
     from tokstat.corpus import unsettled
-    from tokstat.engine.scan import RUN_UNITS
     from tokstat.utf8 import FlatTexts
 
     tok, pat = _build(ref), unsettled("NFC")
 
     def go():
-        for p in sorted(d.glob("*.parquet")):
-            pf = pq.ParquetFile(p)
-            n = pf.num_row_groups
-            for i in range(0, n, RUN_UNITS):
-                t = pf.read_row_groups(list(range(i, min(n, i + RUN_UNITS))), columns=["text"], use_threads=False)
-                arr = t.column("text").combine_chunks().cast(pa.large_string())
-                arr.validate(full=True)
-                pc.match_substring_regex(arr, pat)
-                ft = FlatTexts(arr)
-                hashlib.sha256(ft.buffer()).digest()
-                tok.encode_batch(ft.awkward(), parallel=False)
+        for t in shard_runs(d):
+            arr = t.column("text").combine_chunks().cast(pa.large_string())
+            arr.validate(full=True)
+            pc.match_substring_regex(arr, pat)
+            ft = FlatTexts(arr)
+            hashlib.sha256(ft.buffer()).digest()
+            tok.encode_batch(ft.awkward(), parallel=False)
     return cpu_of(go)[0]
 
 

@@ -214,13 +214,14 @@ def test_budget_and_sweep_take_the_backend(tmp_path):
     assert "gigatoken-" in y["signature"][0]
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 2**16 - 1), max_size=6), max_size=12),
-       st.sampled_from([np.uint8, np.uint16, np.int32, np.int64]))
-def test_segment_sums_equals_a_running_total(segments, dtype):
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2**16 - 1), max_size=40), max_size=12),
+       st.sampled_from([np.uint8, np.uint16, np.int32, np.int64]), st.sampled_from([1, 2, 3, 7, 256, 257]))
+def test_segment_sums_equals_a_running_total(segments, dtype, part):
     """The spelling check's per-text sums (reduceat over the non-empty texts, or over all when none
     is empty) equal the difference of a running total at the texts' offsets, empty texts (first,
-    last, in a row) included; narrow lengths (uint8: tiktoken's tokens) add up in int64."""
+    last, in a row) included; narrow lengths (uint8: tiktoken's tokens) add up in uint16 parts of at
+    most ``part`` values (texts longer than a part, a part that starts inside a text) and then in int64."""
     from tokstat.adapters.base import segment_sums, unspelt
 
     top = np.iinfo(dtype).max if dtype in (np.uint8, np.uint16) else 2**16 - 1
@@ -229,12 +230,27 @@ def test_segment_sums_equals_a_running_total(segments, dtype):
     run = np.concatenate([[0], np.cumsum(values.astype(np.int64))])
     off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     want = run[off[1:]] - run[off[:-1]]
-    got = segment_sums(values, counts)
+    got = segment_sums(values, counts, part=part)
     assert got.dtype == np.int64 and got.tolist() == want.tolist()
     nbytes = want.copy()
     if len(nbytes):
         nbytes[-1] += 1                 # one text whose tokens do not add up to its bytes
     assert unspelt(values, counts, [], nbytes).tolist() == ([len(nbytes) - 1] if len(nbytes) else [])
+
+
+def test_segment_sums_of_long_texts_of_long_tokens_do_not_wrap():
+    """uint8 lengths add up in uint16 parts: a text of 300,000 tokens of 255 bytes (76.5 MB, far
+    past 65,535) and texts that straddle the parts' boundaries sum exactly, as int64 does."""
+    from tokstat.adapters.base import segment_sums
+
+    rng = np.random.default_rng(7)
+    counts = np.array([300_000, 1, 255, 256, 257, 0, 513, 65_537], dtype=np.int64)
+    values = np.full(int(counts.sum()), 255, dtype=np.uint8)
+    values[::3] = rng.integers(0, 256, len(values[::3]))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    want = [int(values[s:s + c].astype(np.int64).sum()) for s, c in zip(starts, counts)]
+    assert segment_sums(values, counts).tolist() == want
+    assert want[0] > 2**16 and want[-1] > 2**16
 
 
 @settings(max_examples=100, deadline=None)

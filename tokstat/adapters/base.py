@@ -206,19 +206,34 @@ def unspelt(lens: np.ndarray, counts: np.ndarray, texts: list[str], nbytes: np.n
     return np.flatnonzero(segment_sums(lens, counts) != nbytes)
 
 
-def segment_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def segment_sums(values: np.ndarray, counts: np.ndarray, part: int = 256) -> np.ndarray:
     """The sum (int64) of each of the consecutive segments of ``values`` that ``counts`` gives,
     without a running total as long as ``values`` (``np.add.reduceat`` over the non-empty ones).
 
+    uint8 values (tiktoken's token lengths) are added in two steps: in uint16 over parts of at most
+    ``part`` values cut at every segment start and every ``part``-th value (256 values of at most 255
+    add up to 65,280: exact), then the parts of each segment in int64. numpy's reduceat adds uint8
+    into uint16 about ten times faster than into int64, which casts every value (10M values in 9,000
+    segments, measured: 11.8 ms in one int64 reduceat, 3.1 ms in these two steps).
+
     >>> segment_sums(np.array([1, 2, 3, 4], dtype=np.uint16), np.array([2, 0, 2, 0])).tolist()
     [3, 0, 7, 0]
+    >>> segment_sums(np.full(5, 255, dtype=np.uint8), np.array([3, 2]), part=2).tolist()
+    [765, 510]
     """
-    if len(counts) and counts.all():             # every segment non-empty (the count path's texts): one call
-        return np.add.reduceat(values, offsets(counts)[:-1], dtype=np.int64)
     out = np.zeros(len(counts), dtype=np.int64)
-    some = np.flatnonzero(counts)
-    if len(some):
-        out[some] = np.add.reduceat(values, offsets(counts)[:-1][some], dtype=np.int64)
+    some = slice(None) if len(counts) and counts.all() else np.flatnonzero(counts)
+    starts = offsets(counts)[:-1][some]
+    if not len(starts):
+        return out
+    if values.dtype == np.uint8 and 0 < part <= 257:
+        cuts = np.concatenate([starts, np.arange(0, len(values), part)])
+        cuts.sort()                     # (np.union1d sorts through np.unique: 50 times slower here)
+        cuts = cuts[np.concatenate([[True], cuts[1:] != cuts[:-1]])]   # each part <= `part` values
+        parts = np.add.reduceat(values, cuts, dtype=np.uint16)
+        out[some] = np.add.reduceat(parts, np.searchsorted(cuts, starts), dtype=np.int64)
+    else:
+        out[some] = np.add.reduceat(values, starts, dtype=np.int64)
     return out
 
 

@@ -160,7 +160,8 @@ def checked_floor(d: Path, ref) -> float:
     """CPU seconds of a bare loop of the library calls that make one exact, checked pass, with no
     tokstat code between them: each run of row groups read (pyarrow), made one buffer and checked
     to be UTF-8 (Arrow), scanned for text NFC would change (RE2), hashed (sha256), and encoded by
-    a fresh gigatoken on this thread. The floor of any pass that guarantees what tokstat's does."""
+    a fresh gigatoken on this thread, and its characters counted (Arrow). The floor of any pass that
+    counts what tokstat's does and guarantees what it does."""
     import hashlib
 
     import pyarrow as pa
@@ -177,10 +178,84 @@ def checked_floor(d: Path, ref) -> float:
             arr = t.column("text").combine_chunks().cast(pa.large_string())
             arr.validate(full=True)
             pc.match_substring_regex(arr, pat)
+            pc.utf8_length(arr)
             ft = FlatTexts(arr)
             hashlib.sha256(ft.buffer()).digest()
             tok.encode_batch(ft.awkward(), parallel=False)
     return cpu_of(go)[0]
+
+
+def library_startup(ranks: Path) -> float:
+    """CPU seconds of a fresh interpreter that only does what any command counting with these libraries
+    does before its first document: import them (numpy, polars, pyarrow, rich, click, langcodes,
+    tiktoken, gigatoken; awkward inside gigatoken's first call), load the encoding through tiktoken's
+    registry, build gigatoken from the same ranks (``ranks``: the file tokstat hands it) and encode
+    one text. The least of three runs."""
+    code = ("import numpy, polars, pyarrow.parquet, pyarrow.compute, rich.console, click, langcodes, tiktoken, "
+            "gigatoken\n"
+            f"tiktoken.get_encoding({TOK.split(':')[1]!r})\n"
+            f"g = gigatoken.Tokenizer.from_tiktoken({str(ranks)!r}, pretokenizer='cl100k', special_tokens={{}})\n"
+            "g.encode_batch(['hello world'], parallel=False)\n")
+    return cpu_of_code(code)
+
+
+def cpu_of_code(code: str, reps: int = 3) -> float:
+    """CPU seconds of a fresh interpreter running ``code``, the least of ``reps`` runs."""
+    best = None
+    for _ in range(reps):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-c", code], check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best = cpu if best is None else min(best, cpu)
+    return best
+
+
+#: the word segmenters' own start-up, as their documentation loads them: jieba's dictionary,
+#: MeCab with UniDic Lite (fugashi), PyThaiNLP's newmm trie (each segmenting one short text)
+SEGMENTERS = ("import logging, jieba\njieba.setLogLevel(logging.WARNING)\nt = jieba.Tokenizer()\nt.initialize()\n"
+              "t.lcut('我来到北京清华大学')\nimport fugashi\nfugashi.Tagger()('私は東京の大学で勉強しています。')\n"
+              "from pythainlp.tokenize import word_tokenize\nword_tokenize('ฉันรักภาษาไทย', engine='newmm')\n")
+
+
+#: a command run with its pass timed from inside (tokstat's ``run_scan``: from the workers' start to
+#: the merged counts), printed to stderr as ``bench-pass-wall SECONDS`` (summed over its passes)
+PASS_TIMER = """
+import sys, time
+import tokstat.budget
+B = sys.modules["tokstat.budget"]       # the module (the package re-exports its function by that name)
+inner, spent = B.run_scan, [0.0]
+def timed(*a, **k):
+    t = time.perf_counter()
+    try:
+        return inner(*a, **k)
+    finally:
+        spent[0] += time.perf_counter() - t
+B.run_scan = timed
+from tokstat.cli import main
+sys.argv = ["tokstat", *sys.argv[1:]]
+try:
+    rc = main()
+finally:
+    print(f"bench-pass-wall {spent[0]:.4f}", file=sys.stderr)
+sys.exit(rc)
+"""
+
+
+def pass_wall(args: list[str], reps: int = 2) -> tuple[float, float]:
+    """(wall seconds of the whole command, of its pass alone) of ``tokstat ARGS``, the run of least
+    wall of ``reps``."""
+    best = None
+    for _ in range(reps):
+        w0 = time.perf_counter()
+        r = subprocess.run([sys.executable, "-c", PASS_TIMER, *args], capture_output=True, text=True)
+        wall = time.perf_counter() - w0
+        if r.returncode:
+            sys.exit(f"tokstat {' '.join(args)} failed:\n{r.stderr[-3000:]}")
+        inner = float(next(line.split()[1] for line in r.stderr.splitlines() if line.startswith("bench-pass-wall")))
+        if best is None or wall < best[0]:
+            best = (wall, inner)
+    return best
 
 
 #: where the pass's CPU goes: (stage, the functions whose own CPU it is); measured in-process
@@ -192,7 +267,7 @@ STAGES = [("gigatoken (the library)", ["<method 'encode_batch' of 'builtins.BPET
           ("characters per text (pyarrow)", ["tokstat/utf8.py:nchars*"]),
           ("fingerprint (sha256)", ["<method 'update' of '_hashlib.HASH' objects>"]),
           ("spelling check (numpy)", ["tokstat/adapters/fast.py:token_counts", "tokstat/adapters/fast.py:gather*",
-                                      "<method 'reduceat' of 'numpy.ufunc' objects>"])]
+                                      "tokstat/adapters/base.py:unspelt*"])]
 
 
 def profile_pass(corpus: Path, lib_cpu: float) -> None:
@@ -222,6 +297,50 @@ def profile_pass(corpus: Path, lib_cpu: float) -> None:
         seen += cpu
         print(f"    {label:48s} {cpu:6.2f} CPU s  {cpu / lib_cpu:5.2f}x the library baseline")
     print(f"    {'the rest (start-up: imports, tokenizer, probes; verification; Python)':48s} {total - seen:6.2f} CPU s")
+
+
+#: where compare's CPU goes: disjoint stages, each a function with what it calls
+COMPARE_STAGES = [("the pass (exact counts, as budget's)", ["tokstat/engine/scan.py:run_scan"]),
+                  ("word segmenters (jieba, MeCab, PyThaiNLP): loading, then the sample's documents",
+                   ["tokstat/segmenters.py:word_spans"]),
+                  ("tokenizer load and the fast path's probes", ["tokstat/compare.py:resolve_tokenizers",
+                                                                 "tokstat/compare.py:with_backend"])]
+
+
+def profile_compare(corpus: Path) -> None:
+    """``compare --kind monolingual --workers 1`` in this process under cProfile (its default clock,
+    the wall: the sample's compare engine runs threads, which a CPU clock would charge to the
+    function the main thread waits in): its fixed cost apart from the pass."""
+    import cProfile
+    import pstats
+
+    from tokstat.cli import main as cli
+
+    f = Path(tempfile.mkdtemp()) / "c.csv"
+    prof = cProfile.Profile()
+    argv = sys.argv
+    sys.argv = ["tokstat", "compare", str(corpus), "-t", TOK, "--kind", "monolingual", "--quiet", "--workers", "1",
+                "--out", str(f)]
+    prof.enable()
+    try:
+        cli()
+    except SystemExit:
+        pass
+    finally:
+        prof.disable()
+        sys.argv = argv
+    st = pstats.Stats(prof).stats
+    total = sum(v[2] for v in st.values())
+    names = {k: f"{'/'.join(Path(k[0]).parts[-3:])}:{k[2]}" for k in st}
+    print(f"  where compare's time goes (--workers 1 under cProfile, this process): {total:.2f} s")
+    seen = 0.0
+    for label, pats in COMPARE_STAGES:
+        # a function's cumulative time, once (recursive calls are counted in it already)
+        cpu = sum(st[k][3] for k, n in names.items() for pat in pats if n.endswith(pat))
+        seen += cpu
+        print(f"    {label:78s} {cpu:6.2f} s")
+    print(f"    {'the rest (imports; the sample through the compare engine: spans, histograms, round-trip)':78s} "
+          f"{total - seen:6.2f} s")
 
 
 def half_of(d: Path) -> tuple[Path, float]:
@@ -365,6 +484,13 @@ def main() -> None:
     marginal = (f_cpu - f0_cpu) / (mb - s_mb) * mb / g_cpu
     print(f"  budget --exact (fast) on {s_mb:.0f} MB: {f0_cpu:.1f} CPU s ({f0_wall:.1f} s wall): the start-up "
           f"(imports, tokenizer, probes, verification); beyond it, CPU per MB / gigatoken's: {marginal:.2f}")
+    rf = out / "ranks.tiktoken"
+    rf.write_bytes(ref.ranks_bytes)
+    lib0 = library_startup(rf)
+    print(f"  the libraries' own start-up (a fresh interpreter importing them, tiktoken's registry load, gigatoken "
+          f"built, one text encoded): {lib0:.2f} CPU s; with the checked floor, the least CPU of any checked pass of "
+          f"{mb:.0f} MB on one core: {lib0 + fl_cpu:.2f} CPU s, {(lib0 + fl_cpu) / g_cpu:.2f}x the library's "
+          f"encoding alone (target 1.5x)")
     n_cpu, n_wall, ndf = budget(twelve, "--exact", "--backend", "fast", "--workers", "2", "--normalize", "none",
                                 name="fn")
     print(f"  budget --exact (fast) --normalize none: {n_cpu:.1f} CPU s ({n_wall:.1f} s wall), CPU / gigatoken's "
@@ -387,6 +513,15 @@ def main() -> None:
     w10_cpu, w10_wall, _ = budget(small, "--exact", "--backend", "fast", "--workers", "1", name="w10")
     print(f"  --workers 1 / --workers 2, wall beyond the start-up (the {s_mb:.0f} MB runs' wall taken off): "
           f"{(w1_wall - w10_wall) / (f_wall - f0_wall):.2f}")
+    walls = {w: pass_wall(["budget", str(twelve), "-t", TOK, "--quiet", "--exact", "--backend", "fast",
+                           "--workers", str(w), "--out", str(out / f"pw{w}.csv")]) for w in (1, 2)}
+    (c1, p1), (c2, p2) = walls[1], walls[2]
+    serial = c1 - p1
+    print(f"  the pass itself (run_scan, timed inside the command: from the workers' start to the merged counts), "
+          f"wall: --workers 1 {p1:.2f} s, --workers 2 {p2:.2f} s: {p1 / p2:.2f}x; the rest of the command (start-up, "
+          f"planning, writing) {serial:.2f} s wall on one core. With that part as it is, even a pass exactly twice "
+          f"as fast would make the command {(serial + p1) / (serial + p1 / 2):.2f}x (measured {c1 / c2:.2f}x); "
+          f"1.7x needs the rest under {max(0.0, (p1 - 1.7 * p1 / 2) / 0.7):.2f} s")
     one_mb = (w1_cpu - w10_cpu) / (mb - s_mb) * mb
     print(f"  on one core, as the baseline runs (--workers 1, {w1_cpu:.1f} CPU s): CPU / gigatoken's {w1_cpu / g_cpu:.2f}, "
           f"per MB beyond the start-up ({w10_cpu:.1f} CPU s on {s_mb:.0f} MB) "
@@ -438,6 +573,12 @@ def main() -> None:
         print(f"  compare on the first {h_mb:.0f} MB of the shards: {ch_cpu:.1f} CPU s; from {h_mb:.0f} to {mb:.0f} MB "
               f"(the same diagnostic sample size): CPU / gigatoken's over the same MB "
               f"{(c_cpu - ch_cpu) / (g_cpu - gh_cpu):.2f}, fixed {c_cpu - per_mb * mb:.1f} CPU s")
+        profile_compare(twelve)
+        seg0 = cpu_of_code(SEGMENTERS)
+        print(f"  the word segmenters' own start-up (a fresh interpreter loading jieba's dictionary, MeCab with UniDic "
+              f"Lite, PyThaiNLP's newmm; one short text each): {seg0:.2f} CPU s; with the libraries' start-up "
+              f"({lib0:.2f}), {seg0 + lib0:.2f} of compare's fixed {c_cpu - per_mb * mb:.1f} CPU s; the rest is the "
+              f"diagnostics of the sample (words, spans, round-trip of its documents)")
         ce = pl.read_csv(out / "c.csv")
         print(f"  compare tokens, all languages: {ce['tokens'].sum():,} (tiktoken directly {want:,})")
         results.append(ce["tokens"].sum() == want)

@@ -228,7 +228,7 @@ def segment_sums(values: np.ndarray, counts: np.ndarray, part: int = 256) -> np.
         return out
     if values.dtype == np.uint8 and 0 < part <= 257:
         cuts = np.concatenate([starts, np.arange(0, len(values), part)])
-        cuts.sort()                     # (np.union1d sorts through np.unique: 50 times slower here)
+        cuts.sort()                     # (np.union1d, through np.unique: 6.7 ms here against 0.1)
         cuts = cuts[np.concatenate([[True], cuts[1:] != cuts[:-1]])]   # each part <= `part` values
         parts = np.add.reduceat(values, cuts, dtype=np.uint16)
         out[some] = np.add.reduceat(parts, np.searchsorted(cuts, starts), dtype=np.int64)

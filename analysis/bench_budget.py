@@ -201,14 +201,7 @@ def library_startup(ranks: Path) -> float:
 
 def cpu_of_code(code: str, reps: int = 3) -> float:
     """CPU seconds of a fresh interpreter running ``code``, the least of ``reps`` runs."""
-    best = None
-    for _ in range(reps):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, "-c", code], check=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        best = cpu if best is None else min(best, cpu)
-    return best
+    return min(child(["-c", code], code.splitlines()[0])[0] for _ in range(reps))
 
 
 #: the word segmenters' own start-up, as their documentation loads them: jieba's dictionary,
@@ -247,12 +240,8 @@ def pass_wall(args: list[str], reps: int = 2) -> tuple[float, float]:
     wall of ``reps``."""
     best = None
     for _ in range(reps):
-        w0 = time.perf_counter()
-        r = subprocess.run([sys.executable, "-c", PASS_TIMER, *args], capture_output=True, text=True)
-        wall = time.perf_counter() - w0
-        if r.returncode:
-            sys.exit(f"tokstat {' '.join(args)} failed:\n{r.stderr[-3000:]}")
-        inner = float(next(line.split()[1] for line in r.stderr.splitlines() if line.startswith("bench-pass-wall")))
+        _, wall, err = child(["-c", PASS_TIMER, *args], f"tokstat {' '.join(args)}")
+        inner = float(next(line.split()[1] for line in err.splitlines() if line.startswith("bench-pass-wall")))
         if best is None or wall < best[0]:
             best = (wall, inner)
     return best
@@ -365,17 +354,22 @@ def cpu_of(fn) -> tuple[float, float]:
     return time.process_time() - c0, time.perf_counter() - w0
 
 
-def run(args: list[str], env: dict | None = None) -> tuple[float, float]:
-    """(CPU seconds of the command and its workers, wall seconds) of ``tokstat ARGS``."""
+def child(argv: list[str], what: str) -> tuple[float, float, str]:
+    """(CPU seconds of the process and its workers, wall seconds, its stderr) of a fresh interpreter
+    run with ``argv``; a failure ends the benchmark, naming ``what`` ran."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     w0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "tokstat.cli", *args], capture_output=True, text=True,
-                       env={**os.environ, **(env or {})})
+    r = subprocess.run([sys.executable, *argv], capture_output=True, text=True)
     wall = time.perf_counter() - w0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode:
-        sys.exit(f"tokstat {' '.join(args)} failed:\n{r.stderr[-3000:]}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+        sys.exit(f"{what} failed:\n{r.stderr[-3000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall, r.stderr
+
+
+def run(args: list[str]) -> tuple[float, float]:
+    """(CPU seconds of the command and its workers, wall seconds) of ``tokstat ARGS``."""
+    return child(["-m", "tokstat.cli", *args], f"tokstat {' '.join(args)}")[:2]
 
 
 def machine_cpu() -> float:
@@ -570,8 +564,7 @@ def main() -> None:
         c0_cpu, c0_wall = compare_cpu(small, "c0.csv", "--diagnostics", "sample")
         print(f"  compare on {s_mb:.0f} MB (diagnostics on a sample, of every document at this size): {c0_cpu:.1f} CPU s: "
               f"the start-up and the sample's diagnostics")
-        half, h_mb = half_of(twelve)
-        ch_cpu, _ = compare_cpu(half, "ch.csv")
+        ch_cpu, _ = compare_cpu(half, "ch.csv")        # the first half of the shards, as budget's above
         per_mb = (c_cpu - ch_cpu) / (mb - h_mb)
         print(f"  compare on the first {h_mb:.0f} MB of the shards: {ch_cpu:.1f} CPU s; from {h_mb:.0f} to {mb:.0f} MB "
               f"(the same diagnostic sample size): CPU / gigatoken's over the same MB "

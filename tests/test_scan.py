@@ -135,7 +135,7 @@ def test_counted_text_is_the_normalised_text(corpus_dir, form, tiktoken_encoding
 
 def test_workers_give_the_same_numbers_fingerprint_and_sample(corpus_dir):
     runs = [_scan(corpus_dir, ["tiktoken:cl100k_base"], workers=w, block=900, keep=frozenset(range(0, 60, 7)),
-                  buckets=True, sample_k=25, seed=3)[2] for w in (1, 2)]
+                  buckets=True, sample_bytes=600, seed=3)[2] for w in (1, 2)]
     a, b = runs
     assert a.fingerprint() == b.fingerprint()
     for k in ("docs", "live", "chars", "bytes", "tokens"):
@@ -143,7 +143,14 @@ def test_workers_give_the_same_numbers_fingerprint_and_sample(corpus_dir):
     assert sorted(a.units) == sorted(b.units) and all(np.array_equal(a.units[k].tokens, b.units[k].tokens) for k in a.units)
     assert np.array_equal(a.bucket_tokens, b.bucket_tokens)
     assert a.sample.docs == b.sample.docs
-    assert all(len(v) == 25 for v in a.sample.docs.values())
+    # the same pass keeping every document: the sample is the prefix of each language's documents
+    # in key order, each kept while those before it hold under 600 bytes
+    every = _scan(corpus_dir, ["tiktoken:cl100k_base"], workers=1, block=900, sample_bytes=1 << 40, seed=3)[2]
+    assert sum(map(len, every.sample.docs.values())) == int(every.totals.live.sum())
+    for lang, docs in every.sample.docs.items():
+        before = np.cumsum([0] + [d[3] for d in docs])[:-1]
+        assert a.sample.docs[lang] == [d for d, b in zip(docs, before) if b < 600]
+        assert 1 <= len(a.sample.docs[lang]) < len(docs)
 
 
 def test_the_fingerprint_sees_one_changed_character(tmp_path):
@@ -384,7 +391,7 @@ def test_a_run_counts_each_of_its_units_as_if_read_alone(corpus_dir, monkeypatch
     monkeypatch.setattr(scan_mod, "RUN_BYTES", run_bytes)
     c = load_corpus(str(corpus_dir), normalize="nfkc")
     plan = plan_for(c, [load_tokenizer("tiktoken:cl100k_base")], block=900, keep=frozenset(range(0, 60, 3)),
-                    buckets=True, sample_k=40, seed=5)
+                    buckets=True, sample_bytes=900, seed=5)
     starts, i, cache = [], 0, {}
     while i < len(plan.units):
         starts.append(i)
@@ -462,7 +469,7 @@ def test_the_pass_does_not_import_pandas(corpus_dir):
     code = ("import sys\nfrom tokstat import load_corpus\nfrom tokstat.adapters import load_tokenizer\n"
             "from tokstat.engine.scan import plan_for, run_scan\n"
             f"c = load_corpus({str(corpus_dir)!r}, normalize='nfkc')\n"
-            "plan = plan_for(c, [load_tokenizer('tiktoken:cl100k_base')], sample_k=5, buckets=True)\n"
+            "plan = plan_for(c, [load_tokenizer('tiktoken:cl100k_base')], sample_bytes=200, buckets=True)\n"
             "assert 'pandas' not in sys.modules\n"
             "s = run_scan(plan, list(range(len(plan.units))))\n"
             "assert s.totals.tokens.sum() > 0\n"
@@ -470,3 +477,30 @@ def test_the_pass_does_not_import_pandas(corpus_dir):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "False"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.text(min_size=1, max_size=12)), min_size=1, max_size=40,
+                unique_by=lambda d: d[0]),
+       st.integers(1, 60), st.lists(st.booleans(), min_size=40, max_size=40))
+def test_the_sample_is_the_byte_prefix_in_key_order_however_it_is_split(docs, share, side):
+    """Any split of the documents between two workers, merged, keeps the prefix of all of them in
+    key order: each document while those before it hold fewer than ``share`` bytes."""
+    from tokstat.engine.scan import Sample
+
+    keys = np.array([k for k, _ in docs])
+    texts = [t for _, t in docs]
+    parts = [Sample(share), Sample(share)]
+    for w in (0, 1):
+        rows = np.array([i for i in range(len(docs)) if side[i] == bool(w)], dtype=np.int64)
+        for chunk in np.array_split(rows, 3):       # offered unit by unit
+            parts[w].offer(0, keys, "u", texts, chunk)
+    got = parts[0].merge(parts[1]).docs.get(0, [])
+    want, before = [], 0
+    for i in np.argsort(keys).tolist():
+        if before >= share:
+            break
+        n = len(texts[i].encode("utf-8"))
+        want.append((float(keys[i]), f"u:{i}", texts[i], n))
+        before += n
+    assert got == want

@@ -12,9 +12,11 @@ For a monolingual corpus of files above :data:`tokstat.compare.DIAG_EXACT_BELOW`
   are not independent draws; a calibrated premium uses the same exact sums;
 * computes **every other column** (words, split words and characters, boundary agreement, unknown
   and byte-fallback rates, round-trip, entropies, percentiles) with the ordinary compare engine on
-  the pass's bottom-k document sample: per language the ``k`` documents with the smallest seeded
-  random keys, ``k = max(DIAG_MIN_PER_LANGUAGE, DIAG_DOCUMENTS // languages)`` — a uniform sample
-  without replacement, stratified by language, whose size does not grow with the corpus;
+  the pass's document sample: per language, its documents in the order of their seeded random
+  keys up to an equal share of :data:`DIAG_BYTES` (each kept while those before it hold less
+  than the share: at least one document of every language) — a uniform sample without
+  replacement, stratified by language, whose size in bytes grows neither with the corpus nor
+  with the number of languages (at most ``DIAG_BYTES`` plus one document per language);
 * gives the fragmentation rates 95 % **ratio-estimator intervals** (Cochran 1977, §6.4: the
   linearised variance of Σy/Σx over the sampled documents, with the finite-population correction
   n/N from the exact document count), in ``*_ci_low``/``*_ci_high`` columns;
@@ -35,10 +37,9 @@ from .engine.scan import plan_for, run_scan
 from .metrics import bootstrap_premium, paired_tpc_replicates
 from .progress import Meter
 
-#: documents in the diagnostic sample, over all languages ...
-DIAG_DOCUMENTS = 1000
-#: ... and at least this many per language (or all of its documents)
-DIAG_MIN_PER_LANGUAGE = 16
+#: bytes of text in the diagnostic sample, over all languages, in equal shares (about 1,000
+#: FineWeb-2 documents; the words, spans and round-trip of 3 MiB cost a few CPU seconds)
+DIAG_BYTES = 3 << 20
 #: the fragmentation rates with a ratio-estimator interval: column -> (numerator, denominator) per document
 SAMPLED_RATES = {"tokens_per_word": ("tokens", "words"), "continued_word_rate": ("continued_words", "words"),
                  "split_char_rate": ("split_chars", "chars")}
@@ -46,13 +47,13 @@ EXACT_COLUMNS = ("segments", "chars", "bytes", "tokens", "tokens_per_char", "tok
                  "bytes_per_token")
 
 
-def sample_size(n_langs: int) -> int:
-    """Documents per language in the diagnostic sample.
+def sample_share(n_langs: int) -> int:
+    """Bytes per language in the diagnostic sample (each language's share of :data:`DIAG_BYTES`).
 
-    >>> sample_size(12), sample_size(200)
-    (83, 16)
+    >>> sample_share(12), sample_share(200)
+    (262144, 15728)
     """
-    return max(DIAG_MIN_PER_LANGUAGE, DIAG_DOCUMENTS // max(1, n_langs))
+    return DIAG_BYTES // max(1, n_langs)
 
 
 def ratio_interval(y: np.ndarray, x: np.ndarray, N: int) -> tuple[float | None, float | None]:
@@ -81,13 +82,12 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segmenters, wo
     from .compare import calibrated_premium, calibration_tokens, compare
 
     langs = list(c.languages)
-    k = sample_size(len(langs))
-    plan = plan_for(c, adapters, buckets=True, sample_k=k, seed=seed, max_chars=max_chars, max_chars_option=True)
+    plan = plan_for(c, adapters, buckets=True, sample_bytes=sample_share(len(langs)), seed=seed, max_chars=max_chars, max_chars_option=True)
     with Meter(f"compare {c.name}: one pass", enabled=progress) as meter:
         scan = run_scan(plan, list(range(len(plan.units))), workers=workers, engine=engine, address=address,
                         progress=meter)
     fp = scan.fingerprint()
-    segs = [Segment(did, {langs[li]: text}) for li in sorted(scan.sample.docs) for _, did, text in scan.sample.docs[li]]
+    segs = [Segment(did, {langs[li]: text}) for li in sorted(scan.sample.docs) for _, did, text, _ in scan.sample.docs[li]]
     n_sample = len(segs)
     meta = {**c.meta, "files": None}
     sample = Corpus(c.name, langs, lambda: iter(segs), c.sources, meta, c.gold_words)
@@ -146,4 +146,4 @@ class _Own:
         self.own_tokens, self.own_chars = tokens, chars
 
 
-__all__ = ["compare_sampled", "ratio_interval", "sample_size", "DIAG_DOCUMENTS", "SAMPLED_RATES"]
+__all__ = ["compare_sampled", "ratio_interval", "sample_share", "DIAG_BYTES", "SAMPLED_RATES"]

@@ -15,9 +15,10 @@ passes through the driver). From that one read come, per unit:
   library's ids with the reference library's on the first texts of every language it meets, up to
   :data:`VERIFY_BYTES` bytes in all, stratified (at least one text of every language), before it
   counts them; a difference stops the pass and it is rerun with that tokenizer on the reference;
-* a **document sample** for the rich diagnostics: per language the ``k`` documents with the
-  smallest seeded random keys (a bottom-k sample: uniform without replacement, mergeable, the same
-  whatever the workers), bounded in documents whatever the corpus size;
+* a **document sample** for the rich diagnostics: per language the documents in the order of
+  their seeded random keys up to a share of bytes (a bottom-k sample whose k is set by bytes:
+  uniform without replacement, mergeable, the same whatever the workers), bounded in bytes
+  whatever the corpus size and the number of languages;
 * optionally each unit's own arrays (a budget's cluster sample) and sums per unit bucket (a
   cluster bootstrap of tokens per character).
 
@@ -191,43 +192,59 @@ class Counts:
 
 @dataclass
 class Sample:
-    """A bottom-k document sample per language: ``(key, id, text)``, the ``k`` smallest keys kept."""
+    """Per language, the documents of smallest seeded keys up to ``share`` bytes: ``(key, id, text,
+    bytes)`` in key order, each kept while the bytes of those before it are under ``share`` (so at
+    least one document of every language met, and at most ``share`` plus one document). The kept
+    set is the prefix of all the language's documents in key order, so it is the same however
+    they are split between workers and merged.
 
-    k: int
-    docs: dict[int, list[tuple[float, str, str]]] = field(default_factory=dict)
+    >>> s = Sample(10); s.offer(0, np.array([0.3, 0.1, 0.2]), "u", ["aaaa", "bbbbbb", "cc"], np.array([0, 1, 2]))
+    >>> [d[1] for d in s.docs[0]], s.cuts(1).tolist()
+    (['u:1', 'u:2', 'u:0'], [0.3])
+    """
+
+    share: int
+    docs: dict[int, list[tuple[float, str, str, int]]] = field(default_factory=dict)
 
     def offer(self, lang: int, keys: np.ndarray, label: str, texts, rows: np.ndarray, base: int = 0) -> None:
         """Rows ``rows`` of a unit (``label``; its texts from ``texts[base]`` on) with their ``keys``:
         a document's id is ``LABEL:ROW``; only the kept ones become strings."""
         have = self.docs.setdefault(lang, [])
-        if len(have) >= self.k:
-            cut = have[-1][0]
-            rows = rows[keys[rows] < cut]
+        cut = self._cut(have)
+        rows = rows[keys[rows] < cut]
         if not len(rows):
             return
-        have.extend((float(keys[r]), f"{label}:{r}", texts[base + r]) for r in rows.tolist())
+        for r in rows.tolist():
+            t = texts[base + r]
+            have.append((float(keys[r]), f"{label}:{r}", t, len(t.encode("utf-8"))))
+        self._trim(have)
+
+    def _trim(self, have: list) -> None:
         have.sort()
-        del have[self.k:]
+        before = 0
+        for i, d in enumerate(have):
+            if before >= self.share:
+                del have[i:]
+                return
+            before += d[3]
+
+    def _cut(self, have: list) -> float:
+        """The largest key kept once the kept documents hold ``share`` bytes (a document of a larger
+        key would not be kept), else +inf."""
+        return have[-1][0] if have and sum(d[3] for d in have) >= self.share else np.inf
 
     def cuts(self, n: int) -> np.ndarray:
-        """Per language (``n`` of them): the largest key kept once ``k`` documents are, else +inf;
-        a document whose key is not below its language's cut would not be kept.
-
-        >>> s = Sample(1); s.offer(0, np.array([0.5]), "u", ["a"], np.array([0])); s.cuts(2).tolist()
-        [0.5, inf]
-        """
+        """Per language (``n`` of them): :meth:`_cut`."""
         out = np.full(n, np.inf)
         for lang, have in self.docs.items():
-            if len(have) >= self.k:
-                out[lang] = have[-1][0]
+            out[lang] = self._cut(have)
         return out
 
     def merge(self, o: Sample) -> Sample:
         for lang, items in o.docs.items():
             have = self.docs.setdefault(lang, [])
             have.extend(items)
-            have.sort()
-            del have[self.k:]
+            self._trim(have)
         return self
 
 
@@ -287,7 +304,7 @@ class Plan:
     block: int = BLOCK
     keep: frozenset = frozenset()       # units whose own counts are returned
     buckets: bool = False               # sums per unit bucket (tokens-per-character intervals)
-    sample_k: int = 0                   # documents per language in the diagnostic sample (0: none)
+    sample_bytes: int = 0               # bytes per language in the diagnostic sample (0: none)
     seed: int = 0
     source: str = ""
     max_chars: int = MAX_CHARS          # a longer document is an error naming its file (as in engine.job)
@@ -299,8 +316,8 @@ class Plan:
             out.bucket_tokens = np.zeros((len(self.adapters), len(self.langs), UNIT_BUCKETS), dtype=np.int64)
             out.bucket_chars = np.zeros((len(self.langs), UNIT_BUCKETS), dtype=np.int64)
             out.bucket_bytes = np.zeros((len(self.langs), UNIT_BUCKETS), dtype=np.int64)
-        if self.sample_k:
-            out.sample = Sample(self.sample_k)
+        if self.sample_bytes:
+            out.sample = Sample(self.sample_bytes)
         return out
 
 
@@ -545,7 +562,7 @@ def _count_run(plan: Plan, run: list[int], acc: Scan, verifier: Verifier | None,
             acc.bucket_chars[:, b] += chars[u]
             acc.bucket_bytes[:, b] += nb[u]
         lo, hi = int(bounds[u]), int(bounds[u + 1])
-        if plan.sample_k and live[lo:hi].any():
+        if plan.sample_bytes and live[lo:hi].any():
             keys = np.random.default_rng([plan.seed, k]).random(hi - lo)
             li_own = idx[lo:hi]
             # the documents that can enter: below their language's cut (once the sample is full,

@@ -578,6 +578,13 @@ def main() -> None:
         ce = pl.read_csv(out / "c.csv")
         print(f"  compare tokens, all languages: {ce['tokens'].sum():,} (tiktoken directly {want:,})")
         results.append(ce["tokens"].sum() == want)
+        if not a.skip_many:
+            cm_cpu, _ = compare_cpu(many, "cm.csv")
+            cm = pl.read_csv(out / "cm.csv")
+            print(f"  200 languages: compare {cm_cpu:.1f} CPU s, its diagnostic sample {cm['diag_documents'].sum():,} "
+                  f"documents (12 languages: {ce['diag_documents'].sum():,}; the same 3 MiB of text)")
+            check("compare CPU per MB over the library's on the same texts, 200 languages / 12 languages",
+                  (cm_cpu / m_lib) / (c_cpu / gs[False][0]), 1.15)
     if not a.skip_ray:
         cost = {}
         for engine in ("local", "ray"):

@@ -205,46 +205,47 @@ class Sample:
 
     share: int
     docs: dict[int, list[tuple[float, str, str, int]]] = field(default_factory=dict)
+    held: dict[int, int] = field(default_factory=dict)      # language -> bytes of its kept documents
 
     def offer(self, lang: int, keys: np.ndarray, label: str, texts, rows: np.ndarray, base: int = 0) -> None:
         """Rows ``rows`` of a unit (``label``; its texts from ``texts[base]`` on) with their ``keys``:
         a document's id is ``LABEL:ROW``; only the kept ones become strings."""
         have = self.docs.setdefault(lang, [])
-        cut = self._cut(have)
-        rows = rows[keys[rows] < cut]
+        rows = rows[keys[rows] < self._cut(lang)]
         if not len(rows):
             return
         for r in rows.tolist():
             t = texts[base + r]
             have.append((float(keys[r]), f"{label}:{r}", t, len(t.encode("utf-8"))))
-        self._trim(have)
+        self._trim(lang)
 
-    def _trim(self, have: list) -> None:
+    def _trim(self, lang: int) -> None:
+        have = self.docs[lang]
         have.sort()
         before = 0
         for i, d in enumerate(have):
             if before >= self.share:
                 del have[i:]
-                return
+                break
             before += d[3]
+        self.held[lang] = before
 
-    def _cut(self, have: list) -> float:
+    def _cut(self, lang: int) -> float:
         """The largest key kept once the kept documents hold ``share`` bytes (a document of a larger
         key would not be kept), else +inf."""
-        return have[-1][0] if have and sum(d[3] for d in have) >= self.share else np.inf
+        return self.docs[lang][-1][0] if self.held.get(lang, 0) >= self.share else np.inf
 
     def cuts(self, n: int) -> np.ndarray:
         """Per language (``n`` of them): :meth:`_cut`."""
         out = np.full(n, np.inf)
-        for lang, have in self.docs.items():
-            out[lang] = self._cut(have)
+        for lang in self.docs:
+            out[lang] = self._cut(lang)
         return out
 
     def merge(self, o: Sample) -> Sample:
         for lang, items in o.docs.items():
-            have = self.docs.setdefault(lang, [])
-            have.extend(items)
-            self._trim(have)
+            self.docs.setdefault(lang, []).extend(items)
+            self._trim(lang)
         return self
 
 

@@ -490,11 +490,12 @@ def test_the_sample_is_the_byte_prefix_in_key_order_however_it_is_split(docs, sh
 
     keys = np.array([k for k, _ in docs])
     texts = [t for _, t in docs]
+    nbytes = np.array([len(t.encode("utf-8")) for t in texts])
     parts = [Sample(share), Sample(share)]
     for w in (0, 1):
         rows = np.array([i for i in range(len(docs)) if side[i] == bool(w)], dtype=np.int64)
         for chunk in np.array_split(rows, 3):       # offered unit by unit
-            parts[w].offer(0, keys, "u", texts, chunk)
+            parts[w].offer(0, keys, "u", texts, nbytes, chunk)
     got = parts[0].merge(parts[1]).docs.get(0, [])
     want, before = [], 0
     for i in np.argsort(keys).tolist():

@@ -82,7 +82,8 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segmenters, wo
     from .compare import calibrated_premium, calibration_tokens, compare
 
     langs = list(c.languages)
-    plan = plan_for(c, adapters, buckets=True, sample_bytes=sample_share(len(langs)), seed=seed, max_chars=max_chars, max_chars_option=True)
+    plan = plan_for(c, adapters, buckets=True, sample_bytes=sample_share(len(langs)), seed=seed, max_chars=max_chars,
+                    max_chars_option=True)
     with Meter(f"compare {c.name}: one pass", enabled=progress) as meter:
         scan = run_scan(plan, list(range(len(plan.units))), workers=workers, engine=engine, address=address,
                         progress=meter)

@@ -198,7 +198,8 @@ class Sample:
     set is the prefix of all the language's documents in key order, so it is the same however
     they are split between workers and merged.
 
-    >>> s = Sample(10); s.offer(0, np.array([0.3, 0.1, 0.2]), "u", ["aaaa", "bbbbbb", "cc"], np.array([0, 1, 2]))
+    >>> s = Sample(10)
+    >>> s.offer(0, np.array([0.3, 0.1, 0.2]), "u", ["aaaa", "bbbbbb", "cc"], np.array([4, 6, 2]), np.array([0, 1, 2]))
     >>> [d[1] for d in s.docs[0]], s.cuts(1).tolist()
     (['u:1', 'u:2', 'u:0'], [0.3])
     """
@@ -207,16 +208,16 @@ class Sample:
     docs: dict[int, list[tuple[float, str, str, int]]] = field(default_factory=dict)
     held: dict[int, int] = field(default_factory=dict)      # language -> bytes of its kept documents
 
-    def offer(self, lang: int, keys: np.ndarray, label: str, texts, rows: np.ndarray, base: int = 0) -> None:
-        """Rows ``rows`` of a unit (``label``; its texts from ``texts[base]`` on) with their ``keys``:
-        a document's id is ``LABEL:ROW``; only the kept ones become strings."""
+    def offer(self, lang: int, keys: np.ndarray, label: str, texts, nbytes: np.ndarray, rows: np.ndarray,
+              base: int = 0) -> None:
+        """Rows ``rows`` of a unit (``label``; its texts and their UTF-8 bytes from ``texts[base]`` and
+        ``nbytes[base]`` on) with their ``keys``: a document's id is ``LABEL:ROW``; only the kept ones
+        become strings."""
         have = self.docs.setdefault(lang, [])
         rows = rows[keys[rows] < self._cut(lang)]
         if not len(rows):
             return
-        for r in rows.tolist():
-            t = texts[base + r]
-            have.append((float(keys[r]), f"{label}:{r}", t, len(t.encode("utf-8"))))
+        have.extend((float(keys[r]), f"{label}:{r}", texts[base + r], int(nbytes[base + r])) for r in rows.tolist())
         self._trim(lang)
 
     def _trim(self, lang: int) -> None:
@@ -572,7 +573,7 @@ def _count_run(plan: Plan, run: list[int], acc: Scan, verifier: Verifier | None,
             if cand.any():
                 label = plan.units[k].label
                 for lang in np.unique(li_own[cand]).tolist():
-                    acc.sample.offer(lang, keys, label, texts, np.flatnonzero(cand & (li_own == lang)), lo)
+                    acc.sample.offer(lang, keys, label, texts, nbytes, np.flatnonzero(cand & (li_own == lang)), lo)
     return len(texts)
 
 

@@ -372,6 +372,18 @@ def run(args: list[str]) -> tuple[float, float]:
     return child(["-m", "tokstat.cli", *args], f"tokstat {' '.join(args)}")[:2]
 
 
+def least_of(args: list[str], out: Path, reps: int = 2) -> tuple[float, float]:
+    """:func:`run` of ``tokstat ARGS`` (which writes ``out``), the run of least CPU of ``reps``: this
+    machine's noise moves single runs by up to 15 %. ``out`` is removed before each run."""
+    best = None
+    for _ in range(reps):
+        out.unlink(missing_ok=True)
+        got = run(args)
+        if best is None or got[0] < best[0]:
+            best = got
+    return best
+
+
 def machine_cpu() -> float:
     """CPU seconds the whole machine has spent busy (``/proc/stat``): counts the processes a command
     does not wait for (Ray's raylet, object store and actors); meaningful on an idle machine."""
@@ -452,16 +464,10 @@ def main() -> None:
         print(f"  {label}: {value:.2f}  (target {'>=' if above else '<='} {target:g})  {'ok' if ok else 'MISSED'}")
 
     def budget(corpus: Path, *extra: str, name: str = "b", reps: int = 2) -> tuple[float, float, pl.DataFrame]:
-        """CPU and wall of ``tokstat budget`` (the run of least CPU of ``reps``: this machine's noise
-        moves single runs by up to 15 %) and its output."""
-        best = None
-        for _ in range(reps):
-            f = out / f"{name}.csv"
-            f.unlink(missing_ok=True)
-            cpu, wall = run(["budget", str(corpus), "-t", TOK, "--quiet", "--out", str(f), *extra])
-            if best is None or cpu < best[0]:
-                best = (cpu, wall)
-        return best[0], best[1], pl.read_csv(f)
+        """CPU and wall of ``tokstat budget`` (:func:`least_of` ``reps`` runs) and its output."""
+        f = out / f"{name}.csv"
+        cpu, wall = least_of(["budget", str(corpus), "-t", TOK, "--quiet", "--out", str(f), *extra], f, reps)
+        return cpu, wall, pl.read_csv(f)
 
     small = base / "fw2-12-1"
     if not small.exists():
@@ -548,14 +554,9 @@ def main() -> None:
               (m_cpu / m_lib) / (f_cpu / gs[False][0]), 1.15)
     if not a.skip_compare:
         def compare_cpu(corpus: Path, name: str, *extra: str) -> tuple[float, float]:
-            """CPU and wall of ``tokstat compare`` (the least CPU of two runs)."""
-            best = None
-            for _ in range(2):
-                (out / name).unlink(missing_ok=True)
-                got = run(["compare", str(corpus), "-t", TOK, "--kind", "monolingual", "--quiet", "--workers", "2",
-                           *extra, "--out", str(out / name)])
-                best = got if best is None or got[0] < best[0] else best
-            return best
+            """CPU and wall of ``tokstat compare`` (:func:`least_of` two runs)."""
+            return least_of(["compare", str(corpus), "-t", TOK, "--kind", "monolingual", "--quiet", "--workers", "2",
+                             *extra, "--out", str(out / name)], out / name)
 
         c_cpu, c_wall = compare_cpu(twelve, "c.csv")
         print(f"  compare --kind monolingual (default columns, diagnostics on a sample): {c_cpu:.1f} CPU s "

@@ -137,8 +137,9 @@ def first_pass(tok, batches: list[list[str]], parallel: bool | None = False) -> 
     return cpu_of(lambda: [tok.encode_batch(b, parallel=parallel) for b in batches])
 
 
-def shard_runs(d: Path):
-    """Every shard's text column read as the pass reads it: one table per run of row groups, on one thread."""
+def shard_runs(d: Path, columns: list[str] | None = None):
+    """Every shard's ``columns`` (the text alone by default) read as the pass reads them: one table per
+    run of row groups, on one thread."""
     import pyarrow.parquet as pq
 
     from tokstat.engine.scan import RUN_UNITS
@@ -147,7 +148,8 @@ def shard_runs(d: Path):
         pf = pq.ParquetFile(p)
         n = pf.num_row_groups
         for i in range(0, n, RUN_UNITS):
-            yield pf.read_row_groups(list(range(i, min(n, i + RUN_UNITS))), columns=["text"], use_threads=False)
+            yield pf.read_row_groups(list(range(i, min(n, i + RUN_UNITS))), columns=columns or ["text"],
+                                     use_threads=False)
 
 
 def read_shards(d: Path) -> None:
@@ -156,33 +158,69 @@ def read_shards(d: Path) -> None:
         pass
 
 
-def checked_floor(d: Path, ref) -> float:
+def checked_floor(d: Path, ref, full: bool = False) -> float:
     """CPU seconds of a bare loop of the library calls that make one exact, checked pass, with no
     tokstat code between them: each run of row groups read (pyarrow), made one buffer and checked
     to be UTF-8 (Arrow), scanned for text NFC would change (RE2), hashed (sha256), and encoded by
     a fresh gigatoken on this thread, and its characters counted (Arrow). The floor of any pass that
-    counts what tokstat's does and guarantees what it does."""
+    counts what tokstat's does and guarantees what it does.
+
+    ``full``: also every other library call the pass makes, so that what the pass costs beyond this
+    loop is tokstat's own Python: the language and script columns read and dictionary-encoded
+    (Arrow) and each row's language found (numpy), the fast path's spelling check (the tokens' byte
+    lengths gathered and summed per text, numpy) and the sums per language (numpy ``bincount``)."""
     import hashlib
 
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from tokstat.adapters.fast import _build
+    from tokstat.adapters.base import segment_sums
+    from tokstat.adapters.fast import FastAdapter, _build, gather
     from tokstat.corpus import unsettled
-    from tokstat.utf8 import FlatTexts
+    from tokstat.utf8 import FlatTexts, numpy_of
 
     tok, pat = _build(ref), unsettled("NFC")
+    lens = FastAdapter(ref)._lens_narrow
+    cols = ["text", "language", "language_script"] if full else ["text"]
 
     def go():
-        for t in shard_runs(d):
+        for t in shard_runs(d, cols):
             arr = t.column("text").combine_chunks().cast(pa.large_string())
             arr.validate(full=True)
             pc.match_substring_regex(arr, pat)
-            pc.utf8_length(arr)
+            nchars = numpy_of(pc.utf8_length(arr)).astype(np.int64)
             ft = FlatTexts(arr)
             hashlib.sha256(ft.buffer()).digest()
-            tok.encode_batch(ft.awkward(), parallel=False)
+            out = tok.encode_batch(ft.awkward(), parallel=False)
+            if full:
+                lay = out.layout
+                off = np.asarray(lay.offsets.data, dtype=np.int64)
+                ids = np.asarray(lay.content.data)[off[0]:off[-1]]
+                nbytes = ft.nbytes()
+                segment_sums(gather(lens, ids), np.diff(off)) != nbytes
+                la = pc.dictionary_encode(t.column("language").combine_chunks())
+                sc = pc.dictionary_encode(t.column("language_script").combine_chunks())
+                code = numpy_of(la.indices).astype(np.int64) * len(sc.dictionary) + numpy_of(sc.indices)
+                _, idx = np.unique(code, return_inverse=True)
+                for w in (None, nchars, nbytes, np.diff(off)):
+                    np.bincount(idx, weights=w)
     return cpu_of(go)[0]
+
+
+def pass_alone(corpus: Path, ref) -> float:
+    """CPU seconds of tokstat's pass (``run_scan`` of ``budget --exact --backend fast``, one worker)
+    in this process, with a fresh gigatoken (a cold word cache, as :func:`checked_floor`'s): the
+    same work as ``checked_floor(full=True)`` plus tokstat's own Python between the library calls."""
+    from tokstat import load_corpus
+    from tokstat.adapters.fast import FastAdapter
+    from tokstat.engine.scan import plan_for, run_scan
+
+    c = load_corpus(str(corpus))
+    fast = FastAdapter(ref)
+    fast.tok.encode_batch(["x"], parallel=False)      # built before the clock starts, as checked_floor's
+    plan = plan_for(c, [fast])
+    return cpu_of(lambda: run_scan(plan, list(range(len(plan.units))), workers=1))[0]
 
 
 def library_startup(ranks: Path) -> float:
@@ -455,6 +493,12 @@ def main() -> None:
     fl_cpu = min(checked_floor(twelve, ref) for _ in range(2))
     print(f"  the same with tokstat's checks, as a bare loop of library calls (read, UTF-8 check, NFC scan, sha256, "
           f"gigatoken on one thread): {fl_cpu:.2f} CPU s, {fl_cpu / g_cpu:.2f}x the library's CPU")
+    ff_cpu = min(checked_floor(twelve, ref, full=True) for _ in range(2))
+    pa_cpu = min(pass_alone(twelve, ref) for _ in range(2))
+    print(f"  with every other library call of the pass (language columns read and encoded, the spelling check, "
+          f"the sums per language): {ff_cpu:.2f} CPU s, {ff_cpu / g_cpu:.2f}x; tokstat's pass on one core in this "
+          f"process (run_scan, a fresh gigatoken): {pa_cpu:.2f} CPU s, {pa_cpu / g_cpu:.2f}x: tokstat's own Python "
+          f"between the library calls {pa_cpu - ff_cpu:+.2f} CPU s ({(pa_cpu - ff_cpu) / pa_cpu:+.0%} of the pass)")
     out = Path(tempfile.mkdtemp())
     results = []
 
@@ -530,8 +574,16 @@ def main() -> None:
           f"per MB beyond the start-up ({w10_cpu:.1f} CPU s on {s_mb:.0f} MB) "
           f"{one_mb / g_cpu:.2f}; a second worker adds "
           f"{f_cpu - w1_cpu:+.1f} CPU s (its own start-up and its own cold word cache in the library)")
-    print(f"  on one core, per MB beyond the start-up, over the checked floor (library calls only): "
-          f"{one_mb / fl_cpu:.2f}x; tokstat's own code costs {(one_mb - fl_cpu) / g_cpu:+.2f}x the library's CPU")
+    print(f"  on one core, per MB beyond the start-up, over every library call of the pass: "
+          f"{one_mb / ff_cpu:.2f}x; tokstat's own code costs {(one_mb - ff_cpu) / g_cpu:+.2f}x the library's CPU")
+    own0 = w10_cpu - lib0 - ff_cpu * s_mb / mb
+    parts = [("the libraries' start-up", lib0), ("the pass's library calls", ff_cpu),
+             ("tokstat's Python in the pass", pa_cpu - ff_cpu),
+             ("tokstat's start-up beyond the libraries' (ranks hashed, verification, discovery, writing)", own0),
+             ("the second worker (its fork, verification and cold word cache)", f_cpu - w1_cpu)]
+    print(f"  budget --exact (fast, --workers 2), {f_cpu:.2f} CPU s, {f_cpu / g_cpu:.2f}x, is: "
+          + "; ".join(f"{k} {v:.2f} ({v / g_cpu:.2f}x)" for k, v in parts)
+          + f"; left over (run-to-run noise) {f_cpu - sum(v for _, v in parts):+.2f}")
     s_cpu, s_wall, sdf = budget(twelve, "--sample", "0.01")
     row = sdf.filter(pl.col("language") == "(all)").row(0, named=True)
     print(f"  budget --sample 0.01: {s_wall:.1f} s wall, {row['clusters_sampled']} of {row['clusters']} clusters")

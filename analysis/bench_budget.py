@@ -175,7 +175,7 @@ def checked_floor(d: Path, ref, full: bool = False) -> float:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from tokstat.adapters.base import segment_sums
+    from tokstat.adapters.base import unspelt
     from tokstat.adapters.fast import FastAdapter, _build, gather
     from tokstat.corpus import unsettled
     from tokstat.utf8 import FlatTexts, numpy_of
@@ -198,7 +198,7 @@ def checked_floor(d: Path, ref, full: bool = False) -> float:
                 off = np.asarray(lay.offsets.data, dtype=np.int64)
                 ids = np.asarray(lay.content.data)[off[0]:off[-1]]
                 nbytes = ft.nbytes()
-                segment_sums(gather(lens, ids), np.diff(off)) != nbytes
+                unspelt(gather(lens, ids), np.diff(off), ft, nbytes)
                 la = pc.dictionary_encode(t.column("language").combine_chunks())
                 sc = pc.dictionary_encode(t.column("language_script").combine_chunks())
                 code = numpy_of(la.indices).astype(np.int64) * len(sc.dictionary) + numpy_of(sc.indices)

@@ -102,8 +102,10 @@ def test_unknown_language_code(tmp_path):
         load_corpus(d)
 
 
-@pytest.mark.parametrize("code,expected", [("eng_Latn", "en"), ("zho_Hant", "zh-Hant"), ("zh_TW", "zh-Hant"),
-                                           ("cmn", "zh"), ("ja", "ja"), ("pt-BR", "pt-BR"), ("deu", "de")])
+@pytest.mark.parametrize("code,expected", [("eng_Latn", "en"), ("zho_Hant", "zh-Hant"), ("zh_TW", "zh-TW"),
+                                           ("cmn", "zh"), ("ja", "ja"), ("pt-BR", "pt-BR"), ("deu", "de"),
+                                           ("srp_Latn", "sr-Latn"), ("srp_Cyrl", "sr"), ("prs_Arab", "fa-AF"),
+                                           ("kor_Hang", "ko"), ("arb_Arab", "ar"), ("zh-Hant-TW", "zh-TW")])
 def test_language_codes(code, expected):
     assert normalize_lang(code) == expected
 
@@ -202,9 +204,14 @@ def test_tmx(tmp_path):
     p.write_text(TMX, encoding="utf-8")
     c = load_corpus(p)
     segs = list(c)
-    assert c.languages == ["en", "zh"]  # en-US and zh-CN: one rule, regions dropped when unambiguous (the default pivot en works)
-    assert segs[0].id == "42" and segs[0].texts == {"en": "Click Save.", "zh": "点击保存。"}
-    assert segs[1].texts["en"] == "Fish & chips"
+    assert c.languages == ["en-US", "zh-CN"]  # one label per (language, script, region), whatever else the file holds
+    assert segs[0].id == "42" and segs[0].texts == {"en-US": "Click Save.", "zh-CN": "点击保存。"}
+    assert segs[1].texts["en-US"] == "Fish & chips"
+    # the default pivot en names the file's one English, and --languages zh its one Chinese
+    from tokstat import compare
+
+    df = compare(c, ["tiktoken:cl100k_base"], n_boot=0, languages=["en", "zh"])
+    assert dict(zip(df["language"], df["premium"]))["en-US"] == 1.0
 
 
 def test_malformed_tmx_names_line(tmp_path):
@@ -304,17 +311,17 @@ def _po(path, lang, pairs, fuzzy_last=False):
 def test_gettext_po_mo_and_folder(tmp_path):
     po = _po(tmp_path / "zh_CN.po", "zh_CN", PAIRS, fuzzy_last=True)
     c = load_corpus(tmp_path / "zh_CN.po")
-    assert c.languages == ["en", "zh"]
-    assert [(s.texts["en"], s.texts["zh"]) for s in c] == PAIRS[:2]  # fuzzy and untranslated skipped
+    assert c.languages == ["en", "zh-CN"]
+    assert [(s.texts["en"], s.texts["zh-CN"]) for s in c] == PAIRS[:2]  # fuzzy and untranslated skipped
     po.save_as_mofile(str(tmp_path / "zh_CN.mo"))
     mo = list(load_corpus(tmp_path / "zh_CN.mo"))  # compiled like msgfmt: fuzzy entries left out
-    assert [(s.texts["en"], s.texts["zh"]) for s in mo] == PAIRS[:2]
+    assert [(s.texts["en"], s.texts["zh-CN"]) for s in mo] == PAIRS[:2]
     d = tmp_path / "po"
     d.mkdir()
     _po(d / "zh_CN.po", "zh_CN", PAIRS)
     _po(d / "ja.po", "ja", [("Hello, world.", "こんにちは、世界。")])
     c = load_corpus(d)
-    assert set(c.languages) == {"en", "zh", "ja"}
+    assert set(c.languages) == {"en", "zh-CN", "ja"}
     first = next(iter(c))
     assert first.texts["ja"] == "こんにちは、世界。"
 
@@ -326,7 +333,7 @@ def test_gettext_system_catalogue():
     if not mos:
         pytest.skip("no system zh_CN catalogues")
     c = load_corpus(mos[0])
-    assert c.languages[0] == "en" and c.languages[1] == "zh"
+    assert c.languages[0] == "en" and c.languages[1] == "zh-CN"
     assert sum(1 for _ in c) > 0
 
 
@@ -430,12 +437,15 @@ def test_hf_dotted_columns_and_nulls_load(tmp_path):
 
 
 def test_flores_folder_keeps_scripts_where_a_language_has_two(tmp_path):
-    """ace_Arab and ace_Latn stay apart (ace-Arab, ace-Latn); languages with one script stay short."""
-    for stem in ("eng_Latn", "ace_Arab", "ace_Latn", "zho_Hans", "zho_Hant", "srp_Cyrl"):
+    """ace_Arab and ace_Latn stay apart; a script is written where it is not the language's usual one
+    (Acehnese is written in Latin letters, Serbian in Cyrillic), the same whatever else the folder holds."""
+    for stem in ("eng_Latn", "ace_Arab", "ace_Latn", "zho_Hans", "zho_Hant", "srp_Cyrl", "srp_Latn"):
         (tmp_path / f"{stem}.devtest").write_text("x\ny\n", encoding="utf-8")
     c = load_corpus(tmp_path)
-    assert sorted(c.languages) == ["ace-Arab", "ace-Latn", "en", "sr", "zh", "zh-Hant"]
+    assert sorted(c.languages) == ["ace", "ace-Arab", "en", "sr", "sr-Latn", "zh", "zh-Hant"]
     assert len(list(c)) == 2
+    (tmp_path / "ace_Arab.devtest").unlink()
+    assert "ace" in load_corpus(tmp_path).languages       # the label does not depend on the other files
 
 
 def test_tmx_regions_follow_the_same_rule(tmp_path):
@@ -443,7 +453,7 @@ def test_tmx_regions_follow_the_same_rule(tmp_path):
     tu = '<tu><tuv xml:lang="{a}"><seg>a</seg></tuv><tuv xml:lang="{b}"><seg>b</seg></tuv></tu>'
     p.write_text(f'<tmx><body>{tu.format(a="pt-BR", b="zh-CN")}{tu.format(a="pt-PT", b="zh-CN")}</body></tmx>',
                  encoding="utf-8")
-    assert sorted(load_corpus(p).languages) == ["pt-BR", "pt-PT", "zh"]
+    assert sorted(load_corpus(p).languages) == ["pt-BR", "pt-PT", "zh-CN"]
     p.write_text(f'<tmx><body>{tu.format(a="en", b="EN")}</body></tmx>', encoding="utf-8")
     with pytest.raises(TokstatError, match="two <tuv>s of language en in one <tu>"):
         list(load_corpus(p))
@@ -468,21 +478,21 @@ def test_gettext_locale_tree_is_the_union_of_domains(tmp_path):
     mo("de", "lib", [("Open", "Öffnen (lib)"), ("Close", "Schließen")])
     mo("de", "ctx", [("Open", "Offen")], ctx="adjective")
     c = load_corpus(tmp_path)
-    assert c.languages == ["en", "de", "zh"]
+    assert c.languages == ["en", "de", "zh-CN"]
     segs = {s.id: s.texts for s in c}
     assert segs == {
-        "app::Open": {"en": "Open", "de": "Öffnen", "zh": "打开"},
-        "app::Save": {"en": "Save", "de": "", "zh": "保存"},
-        "ctx::adjective\x04Open": {"en": "Open", "de": "Offen", "zh": ""},
-        "lib::Open": {"en": "Open", "de": "Öffnen (lib)", "zh": "开启"},
-        "lib::Close": {"en": "Close", "de": "Schließen", "zh": ""},
+        "app::Open": {"en": "Open", "de": "Öffnen", "zh-CN": "打开"},
+        "app::Save": {"en": "Save", "de": "", "zh-CN": "保存"},
+        "ctx::adjective\x04Open": {"en": "Open", "de": "Offen", "zh-CN": ""},
+        "lib::Open": {"en": "Open", "de": "Öffnen (lib)", "zh-CN": "开启"},
+        "lib::Close": {"en": "Close", "de": "Schließen", "zh-CN": ""},
     }
 
 
 def test_gettext_two_catalogues_of_one_language_are_an_error(tmp_path):
     _po(tmp_path / "zh.po", "zh", [("Open", "打开")])
-    _po(tmp_path / "zh_CN.po", "zh_CN", [("Open", "开")])
-    with pytest.raises(TokstatError, match=r"two catalogues for language zh: .*zh\.po and .*zh_CN\.po"):
+    _po(tmp_path / "zho.po", "zho", [("Open", "开")])      # one language spelt two ways (zh_CN would be its region)
+    with pytest.raises(TokstatError, match=r"two catalogues for language zh: .*zh\.po and .*zho\.po"):
         load_corpus(tmp_path)
 
 

@@ -108,7 +108,7 @@ def w_tmx(d: Path, pairs):
     def esc(t):
         return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;")
     tus = "".join(f'<tu tuid="{i}"><tuv xml:lang="en"><seg>{esc(a)}</seg></tuv>'
-                  f'<tuv xml:lang="zh-CN"><seg>{esc(b)}</seg></tuv></tu>\n' for i, a, b in rows(pairs))
+                  f'<tuv xml:lang="zho_Hans"><seg>{esc(b)}</seg></tuv></tu>\n' for i, a, b in rows(pairs))
     (d / "c.tmx").write_bytes(f'<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4"><header srclang="en"/>'
                               f"<body>\n{tus}</body></tmx>\n".encode())
     return d / "c.tmx", {}
@@ -177,10 +177,10 @@ def test_gettext_round_trips_through_po_and_mo(tmp_path_factory, suffix, pairs):
 
     d = tmp_path_factory.mktemp("po")
     cat = polib.POFile()
-    cat.metadata = {"Language": "zh_CN", "Content-Type": "text/plain; charset=UTF-8"}
+    cat.metadata = {"Language": "zh_Hans", "Content-Type": "text/plain; charset=UTF-8"}
     for i, a, b in rows(pairs):
         cat.append(polib.POEntry(msgctxt=i, msgid=a, msgstr=b))
-    p = d / f"zh_CN{suffix}"
+    p = d / f"zh_Hans{suffix}"
     cat.save(str(p)) if suffix == ".po" else cat.save_as_mofile(str(p))
     c = load_corpus(str(p))
     # an untranslated entry (empty msgstr) is not a translation: not a segment

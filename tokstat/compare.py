@@ -20,6 +20,7 @@ from .corpus import Corpus, Segment
 from .engine import Job, run_local, run_ray
 from .engine.job import MAX_CHARS
 from .errors import TokstatError
+from .langs import resolve
 from .integrity import check_pin
 from .io import check_outputs, write_tables
 from .loaders import load_corpus
@@ -117,8 +118,8 @@ def resolve_tokenizers(tokenizers: list[str | Adapter], corpus: Corpus) -> list[
     for t in tokenizers:
         if isinstance(t, str) and t.startswith("train:"):
             _, target, opts = parse_spec(t)
-            algo, size, split, parity = parse_train_spec(target, opts)
-            a = train(corpus, algo, size, split=split, parity=parity).adapter
+            algo, size, split, parity, pre = parse_train_spec(target, opts)
+            a = train(corpus, algo, size, split=split, parity=parity, pretokenizer=pre).adapter
             check_pin(t, a.file_hash, opts.get("sha256"))
             out.append(a)
         else:
@@ -189,12 +190,14 @@ def single_token_coverage(adapter: Adapter, cps: set[int], table: dict[int, bool
 
 def signature(corpus: Corpus, fingerprint: str, adapter: Adapter, segmenter: str | None, join: bool,
               split: Split | None = None, script: str | None = None, calibration: str | None = None) -> str:
-    """sacrebleu-style: corpus@hash|tok:id@hash|lib|words|norm[|script:S][|eval:heldout-F-seedN][|mode:join]
+    """sacrebleu-style: corpus@hash|tok:id@hash|lib|words|norm[|pre:P][|script:S][|eval:heldout-F-seedN][|mode:join]
     [|docs][|calib:NAME@HASH]|tokstat:V (``docs``: a monolingual corpus; ``calib``: the parallel corpus
     its premium is calibrated on)."""
     parts = [f"corpus:{corpus.name}@{fingerprint[:8]}", f"tok:{adapter.signature}",
              f"lib:{adapter.library_version}", f"words:{segmenter or 'none'}",
              f"norm:{corpus.meta.get('normalize', 'nfc')}"]
+    if getattr(adapter, "pretokenizer", None):
+        parts.append(f"pre:{adapter.pretokenizer}")
     if script:
         parts.append(f"script:{script}")
     if split is not None:
@@ -305,9 +308,15 @@ def with_rtc(df: pl.DataFrame, pivot: str | None) -> pl.DataFrame:
     if pivot is None:
         return df.with_columns(pl.lit(None, pl.Float64).alias("rtc"))
     piv = df.filter(pl.col("language") == pivot).select("tokenizer", pl.col("tokens_per_char").alias("_piv_tpc"))
-    return (df.join(piv, on="tokenizer", how="left", maintain_order="left")
-            .with_columns(pl.when(pl.col("_piv_tpc") > 0).then(pl.col("tokens_per_char") / pl.col("_piv_tpc"))
-                          .otherwise(None).cast(pl.Float64).alias("rtc")).drop("_piv_tpc"))
+    j = df.join(piv, on="tokenizer", how="left", maintain_order="left")
+    # divided in numpy, element by element: polars divides by a broadcast scalar (one tokenizer) through its
+    # reciprocal, one ulp away from the same rows divided beside other tokenizers
+    num = j["tokens_per_char"].cast(pl.Float64).to_numpy()
+    den = j["_piv_tpc"].cast(pl.Float64).to_numpy()
+    ok = ~np.isnan(num) & ~np.isnan(den) & (den > 0)
+    out = np.full(len(num), np.nan)
+    np.divide(num, den, out=out, where=ok)
+    return j.drop("_piv_tpc").with_columns(pl.Series("rtc", out, dtype=pl.Float64).fill_nan(None))
 
 
 def _check_aligned(df: pl.DataFrame, c: Corpus, first: str, pivot: str | None, mono: bool,
@@ -498,6 +507,8 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     if languages:
         c = c.select(languages)
     langs = list(c.languages)
+    if pivot is not None:
+        pivot = resolve(pivot, langs) or pivot    # en names en-US where that is the corpus's only English
     if pivot is not None and pivot not in langs:
         raise TokstatError(f"pivot language {pivot!r} is not in the corpus ({', '.join(langs)})",
                            fix=f"pass --pivot {langs[0]}")

@@ -191,7 +191,10 @@ class Corpus:
     def select(self, languages: list[str]) -> Corpus:
         """A view restricted to ``languages`` (error when one is absent)."""
         from .errors import TokstatError
+        from .langs import resolve
 
+        # a language named as the corpus names it, or by a code that names one of its languages (eng, en for en-US)
+        languages = [resolve(lang, self.languages) or lang for lang in languages]
         dup = sorted({lang for lang in languages if list(languages).count(lang) > 1})
         if dup:
             raise TokstatError(f"language(s) {', '.join(dup)} given twice", fix="name each language once")

@@ -1,104 +1,203 @@
-"""Language codes: normalise to BCP-47, map FLORES/ISO 639-3 names, reject unknown codes."""
+"""Language codes: one label per (language, script, region), the same in every loader.
+
+A language of a corpus is a **(language, script, region)** triple. Its label is the shortest BCP-47
+tag that names that triple, whatever the spelling it arrived in and whatever else the corpus holds:
+
+* the language subtag is standardised (ISO 639-3 -> 639-1 where one exists, deprecated codes
+  replaced), and an individual language that is what its macrolanguage code means in practice is
+  written as the macrolanguage (``cmn`` -> ``zh``, ``arb`` -> ``ar``, ``pes`` -> ``fa``,
+  ``zsm`` -> ``ms``), except where the two are distinct varieties side by side in FLORES-200
+  (Twi beside Akan);
+* the script is written only where it differs from the language's usual script in that region
+  (CLDR's likely subtags): ``eng_Latn`` -> ``en``, ``zho_Hant`` -> ``zh-Hant``, ``srp_Latn`` ->
+  ``sr-Latn``, ``ace_Arab`` -> ``ace-Arab``, ``zho-TW`` -> ``zh-TW`` (Traditional is Taiwan's usual
+  script); a script CLDR writes as a combination counts as that combination (Korean ``Hang`` is
+  ``Kore``, Japanese ``Hira``/``Kana``/``Hani`` are ``Jpan``, Chinese ``Hani`` is the region's
+  Han); a language CLDR knows no usual script for keeps the script it was given;
+* the region is kept as written: ``en``, ``en-GB``, ``en-US`` and ``en-IN`` are four languages.
+
+So two spellings name one language exactly when they have one label (``en``, ``eng``, ``eng_Latn``,
+``en-Latn``), and a loader refuses a corpus that spells one language two ways; two scripts or two
+regions of one language are always two languages. A tag without a script means the language's
+usual script (BCP-47): name a file ``shi_Arab`` when its Tachelhit is written in Arabic letters.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 import langcodes
 
 from .errors import TokstatError
 
-#: FLORES-200 / FLORES+ style names (``eng_Latn``) whose BCP-47 form is not just the 639-1 code.
-FLORES_SPECIAL = {"zho_Hans": "zh", "zho_Hant": "zh-Hant", "cmn_Hans": "zh", "cmn_Hant": "zh-Hant",
-                  "yue_Hant": "yue"}
-#: ISO 639-3 macrolanguage members that users mean as the macrolanguage.
-ALIASES = {"cmn": "zh", "zh-cn": "zh", "zh-hans": "zh", "zh-sg": "zh", "zh-tw": "zh-Hant",
-           "zh-hk": "zh-Hant", "zh-hant": "zh-Hant"}
+UND = "und"
+#: individual languages whose macrolanguage code would merge them with a distinct variety of a
+#: corpus the field uses (FLORES-200 has Twi ``twi_Latn`` beside Akan ``aka_Latn``)
+NOT_MACRO = frozenset({"twi", "tw"})
+#: scripts CLDR writes as a combination of others: a text in a part is in the combination
+SCRIPT_PARTS = {"Jpan": frozenset({"Hani", "Hira", "Kana", "Hrkt"}), "Kore": frozenset({"Hang", "Hani"}),
+                "Hans": frozenset({"Hani"}), "Hant": frozenset({"Hani"})}
+_FIX = "use a BCP-47 code such as en, zh, zh-Hant, sr-Latn, pt-BR, or a FLORES name such as eng_Latn"
+
+
+def _bad(code: str, source: object | None, why: str = "unknown language code") -> TokstatError:
+    return TokstatError(f"{why} {code!r}", path=source, fix=_FIX)
+
+
+@lru_cache(maxsize=None)
+def likely_script(language: str, region: str | None = None) -> str | None:
+    """The usual script of ``language`` (in ``region``), from CLDR's likely subtags; None where CLDR
+    does not know the language.
+
+    >>> likely_script("en"), likely_script("zh"), likely_script("zh", "TW"), likely_script("sr", "ME"), likely_script("mey")
+    ('Latn', 'Hans', 'Hant', 'Latn', None)
+    """
+    from langcodes.data_dicts import LIKELY_SUBTAGS
+
+    for k in ((f"{language}-{region}",) if region else ()) + (language,):
+        if k in LIKELY_SUBTAGS:
+            return langcodes.Language.get(LIKELY_SUBTAGS[k]).script
+    # a code CLDR knows under an alias (Twi, tw); langcodes falls back on und's en-Latn-US for one it does not know
+    m = langcodes.Language.make(language=language, territory=region).maximize()
+    return m.script if (m.script, m.territory) != ("Latn", "US") else None
+
+
+@lru_cache(maxsize=65536)
+def _parts(code: str, script: str | None) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+    """``(language, script, region, variants)`` of a code (script filled in where implied)."""
+    raw = code.strip()
+    if raw.lower() == UND and not script:
+        return UND, None, None, ()
+    tag = raw.replace("_", "-")
+    if not tag or not langcodes.tag_is_valid(tag):
+        raise ValueError
+    first = tag.split("-")[0].lower()
+    std = langcodes.standardize_tag(tag, macro=first not in NOT_MACRO)
+    lang = langcodes.Language.get(std)
+    if lang.extensions or lang.private or lang.extlangs:
+        raise ValueError
+    if lang.language is None:
+        if lang.script is None and lang.territory is None:
+            raise ValueError
+        language = UND
+    else:
+        language = lang.language
+    sc = lang.script
+    if script:
+        given = script.strip().replace("_", "-").split("-")[-1].title()
+        if len(given) != 4 or not given.isalpha():
+            raise ValueError
+        if sc is not None and sc != given:
+            raise KeyError(sc, given)
+        sc = given
+    usual = likely_script(language, lang.territory) if language != UND else None
+    if sc is not None and usual is not None and sc in SCRIPT_PARTS.get(usual, ()):
+        sc = usual
+    if sc is None:
+        sc = usual
+    return language, sc, lang.territory, tuple(lang.variants or ())
+
+
+def key(code: str, *, script: str | None = None, source: object | None = None) -> tuple:
+    """What makes two codes one language: ``(language, script, region, variants)``, the script
+    filled in from the language and region where not written.
+
+    >>> key("eng_Latn") == key("en") == key("eng"), key("en") == key("en-GB"), key("zho-TW") == key("zh-Hant-TW")
+    (True, False, True)
+    """
+    try:
+        return _parts(code, script)
+    except KeyError as e:
+        raise TokstatError(f"the language {code!r} is written in {e.args[0]}, but its script column says {e.args[1]}",
+                           path=source, fix="make the language code and the script column agree") from None
+    except (ValueError, langcodes.LanguageTagError):
+        raise _bad(code, source) from None
+
+
+def label(code: str, *, script: str | None = None, source: object | None = None) -> str:
+    """The one label of a language code (see the module's docstring); ``script`` is a script given
+    apart (FineWeb-2's ``language_script`` column: ``Latn`` or ``eng_Latn``).
+
+    >>> [label(c) for c in ("eng_Latn", "en-US", "zho_Hans", "zho_Hant", "zho-TW", "cmn_Hani", "srp-Cyrl", "srp-Latn")]
+    ['en', 'en-US', 'zh', 'zh-Hant', 'zh-TW', 'zh', 'sr', 'sr-Latn']
+    >>> [label(c) for c in ("ace_Arab", "ace_Latn", "kas_Deva", "prs", "fas", "arb", "kor_Hang", "jpn_Jpan", "twi")]
+    ['ace-Arab', 'ace', 'ks-Deva', 'fa-AF', 'fa', 'ar', 'ko', 'ja', 'tw']
+    >>> label("ace", script="Arab"), label("zho-CN", script="Hans"), label("mey", script="Arab"), label("und")
+    ('ace-Arab', 'zh-CN', 'mey-Arab', 'und')
+    """
+    language, sc, region, variants = key(code, script=script, source=source)
+    parts = [language]
+    if sc is not None and sc != (likely_script(language, region) if language != UND else None):
+        parts.append(sc)
+    if region:
+        parts.append(region)
+    parts.extend(variants)
+    return "-".join(parts)
 
 
 def normalize_lang(code: str, *, source: object | None = None) -> str:
-    """Return the canonical BCP-47 code for ``code`` or raise a clear error.
+    """The label of ``code`` (:func:`label`), or a clear error naming it.
 
     >>> normalize_lang("eng_Latn"), normalize_lang("zho_Hant"), normalize_lang("zh_CN"), normalize_lang("cmn")
-    ('en', 'zh-Hant', 'zh', 'zh')
+    ('en', 'zh-Hant', 'zh-CN', 'zh')
     """
-    raw = code.strip()
-    if raw in FLORES_SPECIAL:
-        return FLORES_SPECIAL[raw]
-    tag = raw.replace("_", "-")
-    low = tag.lower()
-    if low in ALIASES:
-        return ALIASES[low]
-    parts = tag.split("-")
-    # FLORES style: three-letter language + four-letter script (eng-Latn -> en)
-    if len(parts) == 2 and len(parts[0]) == 3 and len(parts[1]) == 4:
-        tag = parts[0]
-    if not langcodes.tag_is_valid(tag):
-        raise TokstatError(f"unknown language code {code!r}", path=source,
-                           fix="use a BCP-47 code such as en, zh, zh-Hant, ja, or a FLORES name such as eng_Latn")
-    std = langcodes.standardize_tag(tag)
-    return ALIASES.get(std.lower(), std)
-
-
-def _full(code: str, source: object | None) -> str:
-    """The code with its script and region: FLORES ``ace_Arab`` -> ``ace-Arab``, ``en-US`` stays;
-    a FLORES name whose language standardises with a region keeps it after the script
-    (``prs_Arab``, Dari -> ``fa-Arab-AF``).
-
-    >>> _full("ace_Arab", None), _full("prs_Arab", None), _full("en-US", None)
-    ('ace-Arab', 'fa-Arab-AF', 'en-US')
-    """
-    raw = code.strip()
-    parts = raw.replace("_", "-").split("-")
-    if raw not in FLORES_SPECIAL and len(parts) == 2 and len(parts[0]) == 3 and len(parts[1]) == 4:
-        base = langcodes.Language.get(normalize_lang(parts[0], source=source))
-        return langcodes.Language.make(language=base.language, script=parts[1].title(),
-                                       territory=base.territory).to_tag()
-    return normalize_lang(raw, source=source)
-
-
-def _key(tag: str) -> tuple:
-    """What makes two codes the same language of one corpus: language, script (the language's
-    likely script when none is written: ``en`` and ``en-Latn`` are one), region and variants.
-
-    >>> _key("en") == _key("en-Latn"), _key("zh") == _key("zh-Hans"), _key("en") == _key("en-GB")
-    (True, True, False)
-    """
-    lang = langcodes.Language.get(tag)
-    script = lang.script or langcodes.Language.make(language=lang.language).maximize().script
-    return lang.language, script, lang.territory, tuple(lang.variants or ())
-
-
-def _short(tag: str) -> str:
-    """Language only (``en-US`` -> ``en``, ``sr-Cyrl`` -> ``sr``); Chinese keeps Traditional script."""
-    lang = langcodes.Language.get(tag)
-    if lang.language == "zh" and lang.script == "Hant":
-        return "zh-Hant"
-    return lang.language or tag
+    return label(code, source=source)
 
 
 def normalize_langs(codes: list[str], *, source: object | None = None) -> dict[str, str]:
-    """Language codes for the codes of one corpus, the same rule in every loader: the short form
-    (``en``, ``zh``, ``zh-Hant``, ``ace``), unless two codes of the corpus would share it; then each
-    keeps its script and region (a FLORES folder: ``ace-Arab`` and ``ace-Latn``; ``pt-BR``, ``pt-PT``).
-    Spellings of one language (``en``, ``eng``, ``EN``) still map to one code, for the loader to refuse.
+    """The label of every code of one corpus: the same rule in every loader, whatever else the
+    corpus holds. Spellings of one language (``en``, ``eng``, ``EN``) map to one label, for the
+    loader to refuse; two scripts or regions of a language are two labels.
 
     >>> normalize_langs(["eng_Latn", "ace_Arab", "ace_Latn", "zho_Hant"])
-    {'eng_Latn': 'en', 'ace_Arab': 'ace-Arab', 'ace_Latn': 'ace-Latn', 'zho_Hant': 'zh-Hant'}
+    {'eng_Latn': 'en', 'ace_Arab': 'ace-Arab', 'ace_Latn': 'ace', 'zho_Hant': 'zh-Hant'}
     >>> normalize_langs(["en-US", "zh-CN"]), normalize_langs(["pt-BR", "pt-PT", "en"])
-    ({'en-US': 'en', 'zh-CN': 'zh'}, {'pt-BR': 'pt-BR', 'pt-PT': 'pt-PT', 'en': 'en'})
+    ({'en-US': 'en-US', 'zh-CN': 'zh-CN'}, {'pt-BR': 'pt-BR', 'pt-PT': 'pt-PT', 'en': 'en'})
     >>> normalize_langs(["en", "eng_Latn", "zh"]), normalize_langs(["en", "en-Latn", "en-GB"])
     ({'en': 'en', 'eng_Latn': 'en', 'zh': 'zh'}, {'en': 'en', 'en-Latn': 'en', 'en-GB': 'en-GB'})
     """
-    full = {c: _full(c, source) for c in dict.fromkeys(codes)}
-    short = {c: _short(f) for c, f in full.items()}
-    key = {c: _key(f) for c, f in full.items()}
-    first: dict[tuple, str] = {}               # one spelling per language: en and eng_Latn share one code
-    variants: dict[str, set[tuple]] = {}
-    for c in full:
-        first.setdefault(key[c], full[c])
-        variants.setdefault(short[c], set()).add(key[c])
-    return {c: short[c] if len(variants[short[c]]) == 1 else first[key[c]] for c in full}
+    return {c: label(c, source=source) for c in dict.fromkeys(codes)}
+
+
+def resolve(code: str, labels) -> str | None:
+    """The label among ``labels`` (a corpus's or a results file's languages) that a user's ``code``
+    names: its own label when present, else the one label of that language whose script and region
+    fit what ``code`` writes (``en`` names ``en-US`` in a corpus whose only English is ``en-US``;
+    ``sr`` names ``sr-Latn`` where that is the only Serbian); None when none fits (or ``code`` is no
+    language code); two that fit are an error naming both.
+
+    >>> resolve("eng", ["en", "zh"]), resolve("en", ["en-US", "zh-CN"]), resolve("zh", ["en-US", "zh-CN"]), resolve("de", ["en"])
+    ('en', 'en-US', 'zh-CN', None)
+    >>> resolve("en", ["en-GB", "en-US"])
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: en names two languages here, en-GB and en-US (fix: name one of them exactly)
+    """
+    labels = list(labels)
+    if code in labels:
+        return code
+    try:
+        own = label(code)
+        lang, sc, region, variants = key(own)
+    except TokstatError:
+        return None
+    if own in labels:
+        return own
+    wrote_script = any(len(p) == 4 and p.isalpha() for p in code.strip().replace("_", "-").split("-")[1:])
+    fits = []
+    for other in labels:
+        try:
+            olang, osc, oregion, ovar = key(other)
+        except TokstatError:
+            continue
+        if olang != lang or (wrote_script and osc != sc) or (region and oregion != region) or (variants and ovar != variants):
+            continue
+        fits.append(other)
+    if len(fits) > 1:
+        raise TokstatError(f"{code} names {'two' if len(fits) == 2 else len(fits)} languages here, "
+                           f"{', '.join(fits[:-1])} and {fits[-1]}", fix="name one of them exactly")
+    return fits[0] if fits else None
 
 
 def primary(code: str) -> str:

@@ -26,7 +26,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
           pivot: str = "en", languages: list[str] | None = None, split: Split | None = None,
           boot_seed: int = 0, progress: bool | None = None, max_chars: int = MAX_CHARS,
           views: int = 2, seq_len: int | None = None, gpus: int = 1, sample_bytes: float | None = None,
-          eval_corpus=None) -> dict:
+          eval_corpus=None, pretokenizer: str | None = None) -> dict:
     """The whole pipeline for one report: compare ``tokenizers`` on ``corpus`` (with per-segment
     rows and texts, for the distributions and the worst segments); with ``sweep``
     (``ALGO:SIZE,SIZE,...``) a vocabulary sweep on the train/held-out ``split``; the cost of training
@@ -38,7 +38,8 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
     mix row, the sweep's training text and the plan (a mix in tokens cannot steer a vocabulary: the
     sweep and the plan then use equal content, and the plan says so). On documents (a monolingual
     corpus) the sweep trains on ``sample_bytes`` of them and takes its premiums from
-    ``eval_corpus`` (:func:`tokstat.sweep.sweep`).
+    ``eval_corpus`` (:func:`tokstat.sweep.sweep`); ``pretokenizer``: the sweep's byte-level BPE
+    pre-tokenizer (:data:`tokstat.train.PRETOKENIZERS`).
 
     Returns ``{"compare", "segments", "cost", "plan", "views", "mix"}`` and, with a sweep,
     ``"sweep"``, ``"sweep_cost"`` and (BPE) ``"allocation"``."""
@@ -80,7 +81,7 @@ def study(corpus: str | Corpus, tokenizers: list[str], *, sweep: str | None = No
         trained: list = []
         sw = run_sweep(c, algo, sizes, mix=vocab_mix, pivot=pivot, split=split, boot_seed=boot_seed,
                        max_chars=max_chars, trained=trained, progress=progress, sample_bytes=sample_bytes,
-                       eval_corpus=eval_corpus)
+                       eval_corpus=eval_corpus, pretokenizer=pretokenizer)
         out["sweep"] = sw
         if "cost" in out:
             out["sweep_cost"] = project(sw, m, g, gpus=gpus, train_tokens=train_tokens, mix=mixd, seq_len=seq_len)

@@ -29,7 +29,7 @@ from .loaders import load_corpus
 from .segmenters import jieba_words
 from .progress import Phase
 from .split import Split
-from .train import parity_suffix, train
+from .train import parity_suffix, pretok_suffix, pretokenizer_for, train
 
 PREFIX_ALGOS = {"bpe", "byte-bpe", "parity-bpe"}   # merges in order: a smaller vocabulary is a prefix
 #: the newest merges of a vocabulary whose training-text frequency says whether the data supports it
@@ -108,7 +108,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
           split: Split | None = None, n_boot: int = 1000, boot_seed: int = 0,
           max_chars: int = MAX_CHARS, trained: list | None = None, progress: bool | None = None,
           sample_bytes: float | None = None, eval_corpus: str | Corpus | None = None,
-          parity: dict | None = None, backend: str = "auto") -> pl.DataFrame:
+          parity: dict | None = None, backend: str = "auto", pretokenizer: str | None = None) -> pl.DataFrame:
     """One row per (size, language): the compare columns plus ``vocab_size`` (the actual size, which
     is smaller when the corpus cannot fill the vocabulary), ``requested_size`` (the size asked for),
     ``embedding_params`` = V·d (×2 untied), ``new_merge_count`` (BPE: how often the vocabulary's
@@ -123,8 +123,10 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     on its held-out side, on ``mix`` (:mod:`tokstat.mix`, shares of content by default; the corpus
     as it is when None); ``boot_seed`` seeds the bootstrap intervals only. ``trained``, a list,
     receives the adapter trained at the largest size (BPE: the others are its prefixes).
-    ``backend``: how the trained tokenizers are counted, as in :func:`tokstat.compare.compare`."""
+    ``backend``: how the trained tokenizers are counted, as in :func:`tokstat.compare.compare`.
+    ``pretokenizer``: byte-level BPE's pre-tokenizer (:data:`tokstat.train.PRETOKENIZERS`)."""
     split = Split() if split is None else split
+    pretok = pretokenizer_for(algo, pretokenizer)
     mix = parse_mix(mix, mix_unit)
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
@@ -139,7 +141,7 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     if algo in PREFIX_ALGOS:
         with Phase(f"sweep: training {algo} {sizes[-1]:,} (the smaller sizes are its prefixes)", progress):
             result = train(c, algo, sizes[-1], mix=mix, split=split, keep_heldout=True, keep_texts=True,
-                           sample_bytes=sample_bytes, parity=parity)
+                           sample_bytes=sample_bytes, parity=parity, pretokenizer=pretok)
         big = result.adapter
         if trained is not None:
             trained.append(big)
@@ -149,14 +151,16 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
         cfg = json.loads(big.tok.to_str())
         toks = [derive_bpe(big.tok, s, cfg) for s in sizes]
         for s, t in zip(sizes, toks):
-            adapters.append(big.prefix(t, f"train/{algo}-{s}{parity_suffix(parity) if algo == 'parity-bpe' else ''}"))
+            adapters.append(big.prefix(t, f"train/{algo}-{s}{parity_suffix(parity) if algo == 'parity-bpe' else ''}"
+                                          f"{pretok_suffix(pretok)}"))
         with Phase("sweep: counting the newest merges in the training text", progress):
             support = dict(zip((a.id for a in adapters), newest_merge_counts(toks, result.training_texts)))
         result.training_texts = None
     else:
         for k, s in enumerate(sizes, 1):
             with Phase(f"sweep: training {algo} {s:,} ({k}/{len(sizes)})", progress):
-                adapters.append(train(c, algo, s, mix=mix, split=split, sample_bytes=sample_bytes).adapter)
+                adapters.append(train(c, algo, s, mix=mix, split=split, sample_bytes=sample_bytes,
+                                      pretokenizer=pretok).adapter)
         if trained is not None:
             trained.append(adapters[-1])
     warm.join()

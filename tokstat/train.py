@@ -30,8 +30,77 @@ from .mix import parse as parse_mix
 from .split import HELDOUT, Split
 
 ALGOS = ("bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram", "parity-bpe")
+#: the algorithms that pre-tokenize with a split pattern before byte-level BPE (``--pretokenizer``)
+BYTE_LEVEL = ("bpe", "byte-bpe", "parity-bpe")
+#: DeepSeek-V3's pre-tokenizer (its ``tokenizer.json``): digits in threes, CJK runs, then letters with marks
+_DEEPSEEK_V3 = (r"\p{N}{1,3}", "[一-龥\u3040-ゟ゠-ヿ]+",
+                "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
+                "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+")
+#: pre-tokenizers of byte-level BPE training, by name: the split patterns applied in turn before the
+#: byte-level mapping. ``o200k`` (the default) and ``deepseek-v3`` keep combining marks (\p{M}) with
+#: their letter, as current models do; ``llama3`` (cl100k_base's rule, Llama 3, Qwen) lets a letter
+#: run stop at a mark, which then starts the next piece; ``gpt2`` (the byte-level default of 2019,
+#: kept to reproduce older results) cuts a mark off into a piece of its own. docs/training.md.
+PRETOKENIZERS = {"o200k": None, "llama3": None, "deepseek-v3": _DEEPSEEK_V3, "gpt2": None}
+DEFAULT_PRETOKENIZER = "o200k"
+
+
+def pretokenizer_patterns(name: str) -> tuple[str, ...] | None:
+    """The split patterns of a named pre-tokenizer (None: GPT-2's, built into ``ByteLevel``).
+
+    >>> len(pretokenizer_patterns("deepseek-v3")), pretokenizer_patterns("gpt2")
+    (3, None)
+    """
+    from .adapters.tiktoken_ import PATTERNS
+
+    name = check_pretokenizer(name)
+    return {"o200k": (PATTERNS["o200k_base"],), "llama3": (PATTERNS["llama3"],), "deepseek-v3": _DEEPSEEK_V3,
+            "gpt2": None}[name]
+
+
+def check_pretokenizer(name: str) -> str:
+    """The name, or one error naming the choices.
+
+    >>> check_pretokenizer("gpt-2")
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: unknown pre-tokenizer 'gpt-2' (fix: use one of o200k, llama3, deepseek-v3, gpt2 (default o200k))
+    """
+    if name not in PRETOKENIZERS:
+        raise TokstatError(f"unknown pre-tokenizer {name!r}",
+                           fix=f"use one of {', '.join(PRETOKENIZERS)} (default {DEFAULT_PRETOKENIZER})")
+    return name
+
+
+def byte_level_pretokenizer(name: str = DEFAULT_PRETOKENIZER):
+    """The ``tokenizers`` pre-tokenizer of byte-level BPE training: the named split patterns, then
+    the byte-level mapping (GPT-2's pattern is ``ByteLevel``'s own)."""
+    from tokenizers import Regex
+
+    pats = pretokenizer_patterns(name)
+    if pats is None:
+        return pre_tokenizers.ByteLevel(add_prefix_space=False)
+    return pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(p), behavior="isolated", invert=False) for p in pats]
+                                   + [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
 #: parity-aware BPE: the share of the training segments set aside as its parallel dev set
 PARITY_DEV = 0.1
+
+
+def pretokenizer_for(algo: str, name: str | None) -> str | None:
+    """The pre-tokenizer an algorithm trains with: byte-level BPE's named one (default
+    :data:`DEFAULT_PRETOKENIZER`), None for the others (WordPiece splits words at spaces and
+    punctuation, Unigram at spaces, SentencePiece by its own rules); naming one for them is an error."""
+    if algo not in BYTE_LEVEL:
+        if name is not None:
+            raise TokstatError(f"--pretokenizer applies to byte-level BPE ({', '.join(BYTE_LEVEL)}), not {algo}",
+                               fix="drop --pretokenizer")
+        return None
+    return check_pretokenizer(name or DEFAULT_PRETOKENIZER)
+
+
+def pretok_suffix(name: str | None) -> str:
+    """The id suffix of a non-default pre-tokenizer: ``-pre-gpt2``; ``""`` for the default."""
+    return f"-pre-{name}" if name and name != DEFAULT_PRETOKENIZER else ""
 
 
 def training_texts(corpus, *, split: Split = Split(), languages: list[str] | None = None,
@@ -222,7 +291,7 @@ def parity_suffix(opts: dict | None) -> str:
 
 def train_parity(vocab_size: int, train: dict[str, list[str]], dev: dict[str, list[str]] | None, *,
                  variant: str = "base", global_merges: int = 0, window_size: int = 100, alpha: float = 2.0,
-                 ratio: list[float] | None = None) -> Tokenizer:
+                 ratio: list[float] | None = None, pretokenizer: str = DEFAULT_PRETOKENIZER) -> Tokenizer:
     """Parity-aware BPE (Foroutan et al. 2025; ``tokenizers.trainers.ParityBpeTrainer``): one training
     iterator per language, each merge chosen for the language whose dev text is compressed worst
     (or, with ``ratio`` and no dev text, whose compression is furthest below its target ratio). The
@@ -230,7 +299,7 @@ def train_parity(vocab_size: int, train: dict[str, list[str]], dev: dict[str, li
     encode: text lost); the vocabulary is the alphabet plus ``vocab_size`` − 256 merges."""
     tok = Tokenizer(models.BPE())
     tok.normalizer = normalizers.NFC()
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.pre_tokenizer = byte_level_pretokenizer(pretokenizer)
     tok.decoder = decoders.ByteLevel()
     alphabet = pre_tokenizers.ByteLevel.alphabet()
     tr = trainers.ParityBpeTrainer(num_merges=max(0, vocab_size - len(alphabet)), variant=variant,
@@ -244,11 +313,13 @@ def train_parity(vocab_size: int, train: dict[str, list[str]], dev: dict[str, li
     return tok
 
 
-def train_hf(algo: str, vocab_size: int, texts) -> Tokenizer:
+def train_hf(algo: str, vocab_size: int, texts, pretokenizer: str = DEFAULT_PRETOKENIZER) -> Tokenizer:
+    """A ``tokenizers`` model trained on ``texts``; byte-level BPE pre-tokenizes with ``pretokenizer``
+    (:data:`PRETOKENIZERS`)."""
     if algo in ("bpe", "byte-bpe"):
         tok = Tokenizer(models.BPE())
         tok.normalizer = normalizers.NFC()
-        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.pre_tokenizer = byte_level_pretokenizer(pretokenizer)
         tok.decoder = decoders.ByteLevel()
         tr = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                  show_progress=False)
@@ -336,13 +407,18 @@ class Trained:
 def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = None,
           mix: dict[str, float] | Mix | None = None, mix_unit: str = "content", out: str | os.PathLike | None = None,
           split: Split | None = None, keep_heldout: bool = False, keep_texts: bool = False,
-          sample_bytes: float | None = None, parity: dict | None = None) -> Trained:
+          sample_bytes: float | None = None, parity: dict | None = None,
+          pretokenizer: str | None = None) -> Trained:
     """Train a tokenizer on the train split of ``split`` (default ``Split(0.1, seed=0)``; its seed also
     seeds the ``mix`` resampling, :func:`training_texts`); optionally save it (``tokenizer.json`` or ``tokenizer.model``) with
     ``metadata.json`` (corpus signature, split, settings). Same inputs, byte-identical files. The
     adapter carries ``split``: :func:`tokstat.compare` scores it on exactly those held-out segments.
-    ``parity``: parity-aware BPE's settings (:data:`PARITY_DEFAULTS`, :func:`parity_options`)."""
+    ``parity``: parity-aware BPE's settings (:data:`PARITY_DEFAULTS`, :func:`parity_options`).
+    ``pretokenizer``: how byte-level BPE cuts text before merging (:data:`PRETOKENIZERS`, default
+    :data:`DEFAULT_PRETOKENIZER`); a non-default one is named in the id (``train/bpe-8000-pre-gpt2``)
+    and every choice in the metadata and the tokenizer's signature."""
     split = Split() if split is None else split
+    pretok = pretokenizer_for(algo, pretokenizer)
     if parity and algo != "parity-bpe":
         raise TokstatError(f"parity settings ({', '.join(parity)}) apply to parity-bpe, not {algo}",
                            fix="drop them, or use --algo parity-bpe")
@@ -360,8 +436,8 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
                                                 sample_bytes=sample_bytes)
     if not texts:
         raise TokstatError("no training text in the corpus", fix="use a corpus with non-empty segments")
-    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
-    ident = f"train/{algo}-{vocab_size}" + (parity_suffix(popts) if popts else "") + (
+    digest = hashlib.sha256("\n".join(texts).encode() + (f"\n\x00pre:{pretok}".encode() if pretok else b"")).hexdigest()
+    ident = f"train/{algo}-{vocab_size}" + (parity_suffix(popts) if popts else "") + pretok_suffix(pretok) + (
         f"-mix-{mix.signature()}" if mix else "") + (f"-sample{sample_bytes:.3g}" if sample_bytes else "")
     ratio = None
     if algo == "parity-bpe":
@@ -375,9 +451,9 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
             pdev = None
         texts = [t for k in sorted(ptrain) for t in ptrain[k]]
         digest = hashlib.sha256(("\n".join(texts) + ("\n\x00dev\n" + "\n".join(
-            t for k in sorted(pdev) for t in pdev[k]) if pdev else "")).encode()).hexdigest()
+            t for k in sorted(pdev) for t in pdev[k]) if pdev else "") + f"\n\x00pre:{pretok}").encode()).hexdigest()
         tok = train_parity(vocab_size, ptrain, pdev, variant=popts["variant"], global_merges=popts["global_merges"],
-                           window_size=popts["window_size"], alpha=popts["alpha"], ratio=ratio)
+                           window_size=popts["window_size"], alpha=popts["alpha"], ratio=ratio, pretokenizer=pretok)
         a = HFAdapter(tok, ident, digest)
         payload, fname = canonical_json(tok), "tokenizer.json"
     elif algo.startswith("spm-"):
@@ -386,10 +462,11 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
         a.algorithm = f"sentencepiece {algo[4:]}"
         payload, fname = model, "tokenizer.model"
     else:
-        tok = train_hf(algo, vocab_size, texts)
+        tok = train_hf(algo, vocab_size, texts, pretok or DEFAULT_PRETOKENIZER)
         a = HFAdapter(tok, ident, digest)
         payload, fname = canonical_json(tok), "tokenizer.json"
     a.split = split
+    a.pretokenizer = pretok
     a.trained_on = f"{corpus.name}@{corpus.fingerprint()[:8]}"
     meta = {"corpus": a.trained_on, "algo": algo, "vocab_size": vocab_size,
             "actual_vocab_size": a.vocab_size, "languages": languages or sorted(corpus.languages),
@@ -398,7 +475,7 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
                       "train_segments": n_segments - n_held, "heldout_segments": n_held,
                       "rule": "held out when sha256(f'{seed}:{segment_id}')[:8] / 2**64 < fraction"},
             "training_texts": len(texts), "training_sha256": digest, "tokenizer_id": ident,
-            "sample_bytes": sample_bytes,
+            "sample_bytes": sample_bytes, "pretokenizer": pretok,
             "parity": ({**popts, **({"dev_fraction": PARITY_DEV, "dev_seed": split.seed + 1,
                                      "rule": "dev = train-side segments held out by Split(dev_fraction, dev_seed)"}
                                     if popts["balance"] == "dev" else
@@ -417,25 +494,28 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
     return Trained(a, meta, files, kept, texts if keep_texts else None)
 
 
-def parse_train_spec(target: str, opts: dict[str, str]) -> tuple[str, int, Split, dict | None]:
+def parse_train_spec(target: str, opts: dict[str, str]) -> tuple[str, int, Split, dict | None, str | None]:
     """``train:ALGO:SIZE[?heldout=0.1&seed=0]`` (the part after ``train:``) -> (algo, size, split,
-    parity settings); ``train:parity-bpe:SIZE`` also takes ``variant``, ``global_merges``,
-    ``window_size``, ``alpha`` and ``balance`` (:data:`PARITY_DEFAULTS`).
+    parity settings, pre-tokenizer); ``train:parity-bpe:SIZE`` also takes ``variant``,
+    ``global_merges``, ``window_size``, ``alpha`` and ``balance`` (:data:`PARITY_DEFAULTS`); byte-level
+    BPE takes ``pre`` (:data:`PRETOKENIZERS`).
 
     >>> parse_train_spec("bpe:8000", {"seed": "7"})
-    ('bpe', 8000, Split(fraction=0.1, seed=7), None)
-    >>> parse_train_spec("parity-bpe:3000", {"variant": "window"})[3]
-    {'variant': 'window'}
+    ('bpe', 8000, Split(fraction=0.1, seed=7), None, None)
+    >>> parse_train_spec("parity-bpe:3000", {"variant": "window"})[3], parse_train_spec("bpe:300", {"pre": "gpt2"})[4]
+    ({'variant': 'window'}, 'gpt2')
     """
     algo, _, size = target.partition(":")
     if algo not in ALGOS or not size.isdigit() or int(size) < 1:
         raise TokstatError(f"bad training spec train:{target}", fix=f"write train:ALGO:SIZE, ALGO in {', '.join(ALGOS)}")
-    allowed = {"heldout", "seed", "sha256"} | (set(PARITY_DEFAULTS) if algo == "parity-bpe" else set())
+    allowed = {"heldout", "seed", "sha256"} | (set(PARITY_DEFAULTS) if algo == "parity-bpe" else set()) | (
+        {"pre"} if algo in BYTE_LEVEL else set())
     unknown = set(opts) - allowed
     if unknown:
         raise TokstatError(f"unknown option(s) {', '.join(sorted(unknown))} in train:{target}",
                            fix="train: specs take ?heldout=FRACTION&seed=N" + (
-                               f" and {', '.join(PARITY_DEFAULTS)}" if algo == "parity-bpe" else ""))
+                               f" and {', '.join(PARITY_DEFAULTS)}" if algo == "parity-bpe" else "") + (
+                               f", and pre={'|'.join(PRETOKENIZERS)} for byte-level BPE" if algo in BYTE_LEVEL else ""))
     parity = {k: v for k, v in opts.items() if k in PARITY_DEFAULTS} or None
     if parity:
         parity_options(parity)
@@ -443,4 +523,5 @@ def parse_train_spec(target: str, opts: dict[str, str]) -> tuple[str, int, Split
         split = Split(float(opts.get("heldout", HELDOUT)), int(opts.get("seed", 0)))
     except ValueError:
         raise TokstatError(f"bad ?heldout= or ?seed= in train:{target}", fix="e.g. train:bpe:8000?heldout=0.1&seed=0") from None
-    return algo, int(size), split, parity
+    pre = check_pretokenizer(opts["pre"]) if "pre" in opts else None
+    return algo, int(size), split, parity, pre

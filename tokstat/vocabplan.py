@@ -786,7 +786,7 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
               model=None, n_nv: float | None = None, d_model: int | None = None, mix=None, mix_unit: str = "content",
               max_premium: float | None = None, serve_chars: float | None = None, train_chars: float | None = None,
               gpu_name: str = "h100-sxm", flops: float | None = None, split=None, seq_len: int | None = None,
-              sample_bytes: float | None = None, eval_corpus=None):
+              sample_bytes: float | None = None, eval_corpus=None, pretokenizer: str | None = None):
     """What ``tokstat vocab-plan`` runs: a plan from ``sweep_df``, or from a sweep of ``corpus`` at
     ``sizes`` (then also the vocabulary allocation). Returns ``(plan, sweep_df, allocation_df or None)``."""
     from .cost.model import non_embedding_params
@@ -811,6 +811,9 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
         train_seq_len(model, seq_len)
     alloc = None
     name = "CORPUS"
+    if corpus is None and pretokenizer is not None:
+        raise TokstatError("--pretokenizer says how a sweep run here trains; a sweep file was trained already",
+                           fix="drop --pretokenizer, or pass --corpus instead of --sweep")
     if corpus is not None:
         from .loaders import load_corpus
         from .sweep import sweep
@@ -820,7 +823,7 @@ def plan_from(sweep_df: pl.DataFrame | None = None, *, corpus=None, algo: str = 
         sizes = sorted(set(sizes or [2000, 4000, 8000, 16000, 32000, 64000]))
         trained: list = []
         sweep_df = sweep(c, algo, sizes, mix=mix, mix_unit=mix_unit, split=split, n_boot=0, trained=trained,
-                         sample_bytes=sample_bytes, eval_corpus=eval_corpus)
+                         sample_bytes=sample_bytes, eval_corpus=eval_corpus, pretokenizer=pretokenizer)
         if trained and hasattr(trained[0], "tok"):
             alloc = allocation(trained[0], text_sample(c), sweep_df["vocab_size"].unique().sort().to_list())
     serve = None

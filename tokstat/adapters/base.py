@@ -117,6 +117,8 @@ def read_training_metadata(adapter: Adapter, path: Path) -> Adapter:
         sp = meta["split"]
         adapter.split = Split(float(sp["heldout_fraction"]), int(sp["seed"]))
         adapter.trained_on = str(meta["corpus"])
+        pre = meta.get("pretokenizer")
+        adapter.pretokenizer = pre if isinstance(pre, str) else None
     except (ValueError, KeyError, TypeError, AttributeError):
         return adapter
     return adapter
@@ -310,6 +312,8 @@ class Adapter:
     split: Split | None = None
     #: ``NAME@FINGERPRINT8`` of the corpus it was trained on (from ``metadata.json``), else None
     trained_on: str | None = None
+    #: for byte-level BPE tokstat trained: the pre-tokenizer it was trained with (named in signatures)
+    pretokenizer: str | None = None
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         """Token ids per text, special tokens excluded."""

@@ -13,6 +13,8 @@ from ..errors import TokstatError
 from .terminal import WIDE
 
 ALGOS = ["bpe", "byte-bpe", "wordpiece", "unigram", "spm-bpe", "spm-unigram", "parity-bpe"]
+#: tokstat.train.PRETOKENIZERS, named here so that the CLI's import stays light (tests/test_train_sweep.py checks them equal)
+PRETOKENIZER_NAMES = ["o200k", "llama3", "deepseek-v3", "gpt2"]
 
 
 
@@ -102,6 +104,12 @@ def _set_wide(ctx, param, value):
 def parity_option(f):
     return click.option("--parity", "parity", help="parity-aware BPE settings, KEY=VALUE,...: variant=base|window, "
                         "global_merges=N, window_size=N, alpha=F, balance=dev|bytes (default: base, 0, 100, 2, dev)")(f)
+
+
+def pretokenizer_option(f):
+    return click.option("--pretokenizer", type=click.Choice(PRETOKENIZER_NAMES), default=None,
+                        help=f"how byte-level BPE cuts text before merging (default {PRETOKENIZER_NAMES[0]}: letters keep "
+                        "their combining marks; gpt2 reproduces older results): docs/training.md")(f)
 
 
 def _parity(value: str | None) -> dict | None:

@@ -16,6 +16,7 @@ from .options import (
     load,
     max_chars_option,
     mix_options,
+    pretokenizer_option,
     quiet_option,
     sample_bytes_option,
     split_options,
@@ -33,6 +34,7 @@ from .terminal import _print
 @corpus_options
 @tokenizer_options(required=False)
 @click.option("--sweep", "sweep_spec", help="with --corpus: a vocabulary sweep, ALGO:SIZE,SIZE,... (e.g. bpe:4000,8000)")
+@pretokenizer_option
 @click.option("--model", "model_name", help="model preset to price (--corpus; default llama2-7b) and to plan the "
               "vocabulary for (default: the cost files' model)")
 @click.option("--gpu", "gpu_name", default="h100-sxm", show_default=True, help="with --corpus: accelerator")
@@ -47,7 +49,7 @@ from .terminal import _print
 @boot_seed_option
 @max_chars_option
 @quiet_option
-def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, model_name, gpu_name, train_tokens, gpus, mix,
+def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, pretokenizer, model_name, gpu_name, train_tokens, gpus, mix,
                mix_unit, sample_bytes, eval_spec, pivot, seed, heldout, boot_seed, max_chars, quiet, seq_len, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out, compare
     --segments-out), or from a fresh run on --corpus: the answers first (which tokenizer, what each
@@ -69,11 +71,12 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, mo
         data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
                      mix=mix, mix_unit=mix_unit, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
                      progress=False if quiet else None, max_chars=max_chars, seq_len=seq_len, gpus=gpus,
-                     sample_bytes=sample_bytes, eval_corpus=eval_spec)
+                     sample_bytes=sample_bytes, eval_corpus=eval_spec, pretokenizer=pretokenizer)
     else:
         if (tokenizers or sweep_spec or seq_len is not None or train_tokens is not None or gpus != 1
-                or sample_bytes is not None or eval_spec):
-            raise TokstatError("-t, --sweep, --seq-len, --train-tokens, --gpus, --sample-bytes and --eval need --corpus "
+                or sample_bytes is not None or eval_spec or pretokenizer):
+            raise TokstatError("-t, --sweep, --pretokenizer, --seq-len, --train-tokens, --gpus, --sample-bytes and --eval "
+                               "need --corpus "
                                "(result files carry their own)",
                                fix="add --corpus SPEC, or pass result files only")
         check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=list(results))

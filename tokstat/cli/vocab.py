@@ -26,6 +26,7 @@ from .options import (
     mix_options,
     model_options,
     parity_option,
+    pretokenizer_option,
     quiet_option,
     read_results_table,
     sample_bytes_option,
@@ -43,10 +44,12 @@ from .terminal import _premium_cell, _print, _signatures, _table
 @mix_options("the training text's languages")
 @sample_bytes_option
 @parity_option
+@pretokenizer_option
 @click.option("--out", required=True, help="output folder (tokenizer.json or tokenizer.model + metadata.json)")
 @split_options
 @quiet_option
-def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, parity, out, seed, heldout, quiet, **kw):
+def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, parity, pretokenizer, out, seed, heldout, quiet,
+              **kw):
     """Train a tokenizer on the train split of CORPUS_SPEC and save it with its metadata."""
     from .. import parse
     from ..split import Split
@@ -55,7 +58,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, parity
     c = load(corpus_spec, **_pop_corpus(kw))
     check_outputs({"--out": (out, "folder")}, inputs=inputs_of(corpus_spec, c))
     r = train(c, algo, vocab_size, languages=list(c.languages), mix=parse.mix(mix), mix_unit=mix_unit, out=out,
-              split=Split(heldout, seed), sample_bytes=sample_bytes, parity=_parity(parity))
+              split=Split(heldout, seed), sample_bytes=sample_bytes, parity=_parity(parity), pretokenizer=pretokenizer)
     sp = r.metadata["split"]
     _print(f"trained {r.metadata['tokenizer_id']} (vocabulary {r.metadata['actual_vocab_size']:,}) on "
            f"{sp['train_segments']:,} segments; {sp['heldout_segments']:,} held out (seed {seed})")
@@ -73,6 +76,7 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, parity
 @click.option("--eval", "eval_spec", help="a parallel corpus for the premiums of a sweep trained on monolingual documents")
 @click.option("--fairness", is_flag=True, help="sweep plain and parity-aware BPE and print the price of fairness per size")
 @parity_option
+@pretokenizer_option
 @click.option("--pivot", default="en", show_default=True)
 @click.option("--d-model", default=4096, show_default=True, help="model width for embedding_params")
 @click.option("--tied/--untied", default=False, show_default=True, help="tied input/output embeddings")
@@ -84,8 +88,8 @@ def train_cmd(corpus_spec, algo, vocab_size, mix, mix_unit, sample_bytes, parity
 @max_chars_option
 @quiet_option
 @wide_option
-def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, fairness, parity, pivot, d_model, tied, seed,
-              heldout, boot_seed, out, plot, backend, max_chars, quiet, **kw):
+def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, fairness, parity, pretokenizer, pivot, d_model,
+              tied, seed, heldout, boot_seed, out, plot, backend, max_chars, quiet, **kw):
     """Train vocabularies of several sizes and compare them per language on the held-out split."""
     from .. import parse
     from ..io import table_bytes, write_outputs
@@ -97,7 +101,8 @@ def sweep_cmd(corpus_spec, algo, sizes, mix, mix_unit, sample_bytes, eval_spec, 
     check_outputs({"--out": (out, "table"), "--plot": (plot, "png")}, inputs=inputs_of(corpus_spec, c))
     kw_sweep = dict(mix=mixd, mix_unit=mix_unit, sample_bytes=sample_bytes, eval_corpus=eval_spec, pivot=pivot,
                     d_model=d_model, tied=tied, split=split, boot_seed=boot_seed, max_chars=max_chars,
-                    progress=False if quiet else None, parity=_parity(parity), backend=backend)
+                    progress=False if quiet else None, parity=_parity(parity), backend=backend,
+                    pretokenizer=pretokenizer)
     if parity and not fairness and algo != "parity-bpe":
         raise TokstatError("--parity sets parity-aware BPE", fix="add --algo parity-bpe or --fairness, or drop --parity")
     if fairness:
@@ -228,6 +233,7 @@ def extend_cmd(base, corpus_spec, add, out, eval_spec, pivot, model_name, gpu_na
 @corpus_options
 @click.option("--algo", type=click.Choice(ALGOS), default="bpe", show_default=True, help="with --corpus")
 @click.option("--sizes", default="2000,4000,8000,16000,32000,64000", show_default=True, help="with --corpus")
+@pretokenizer_option
 @model_options
 @click.option("--non-vocab-params", type=float, help="instead of --model: non-vocabulary parameters N_nv")
 @click.option("--d-model", type=int, help="instead of --model: the model width")
@@ -245,7 +251,7 @@ def extend_cmd(base, corpus_spec, add, out, eval_spec, pivot, model_name, gpu_na
 @click.option("--png", help="write the curves and costs as a PNG")
 @click.option("--json", "as_json", is_flag=True, help="print the plan as one JSON object")
 @quiet_option
-def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file, non_vocab_params, d_model, mix,
+def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, pretokenizer, model_name, models_file, non_vocab_params, d_model, mix,
                    mix_unit, sample_bytes, eval_spec, flops,
                    max_premium, serve_chars, train_chars, gpu_name, seed, heldout, out, png, as_json, quiet, seq_len, **kw):
     """The vocabulary size for a model and language mix: Tao et al. 2024's three approaches under
@@ -275,7 +281,7 @@ def vocab_plan_cmd(sweep_file, corpus_spec, algo, sizes, model_name, models_file
     plan, sw, alloc = plan_from(sw, corpus=c, algo=algo, sizes=size_list, model=model, n_nv=non_vocab_params,
                                 d_model=d_model, mix=mixd, mix_unit=mix_unit, max_premium=max_premium, serve_chars=serve_chars,
                                 train_chars=train_chars, gpu_name=gpu_name, flops=flops, split=Split(heldout, seed),
-                                seq_len=seq_len, sample_bytes=sample_bytes, eval_corpus=eval_spec)
+                                seq_len=seq_len, sample_bytes=sample_bytes, eval_corpus=eval_spec, pretokenizer=pretokenizer)
     if as_json:
         click.echo(json.dumps(plan.to_dict(), indent=2, default=str))
     else:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from ..corpus import Corpus, Segment
 from ..errors import TokstatError
 from ..io import parquet_file, regular_file
-from ..langs import normalize_lang
+from ..langs import label, normalize_lang
 from .table import _json_objects
 from .textio import read_lines
 
@@ -106,8 +106,10 @@ def _lang_of(value, script, path: Path, cache: dict) -> str:
                            fix="give each document a language code (e.g. zh, cmn_Hani), or --lang-col NAME")
     key = (value, script)
     if key not in cache:
-        spelt = f"{value}_{script}" if script and "_" not in value and "-" not in value else value
-        code = normalize_lang(spelt.strip(), source=path)
+        script = script if isinstance(script, str) and script.strip() else None
+        tail = script.replace("-", "_").split("_")[-1] if script else None
+        spelt = value if not tail or value.replace("-", "_").endswith("_" + tail) else f"{value}_{tail}"
+        code = label(value.strip(), script=script, source=path)
         spellings = cache.setdefault(None, {})     # code -> (first spelling, its file), over every file given this cache
         first = spellings.setdefault(code, (spelt, path))
         if first[0] != spelt:

@@ -13,26 +13,48 @@ from .textio import read_lines
 SUFFIXES = {".txt", ".dev", ".devtest", ".test", ".train", ""}
 
 
+def file_code(p: Path, langmap: dict[str, str] | None = None) -> str:
+    """The part of a file's name that is its language: the first dot-separated part of the name
+    (``eng_Latn.devtest``, ``zh.txt``), else the first later part that is a language code (NTREX's
+    ``newstest2019-ref.afr.txt``); an unknown code is an error naming the file.
+
+    >>> file_code(Path("eng_Latn.devtest")), file_code(Path("newstest2019-ref.zho-TW.txt")), file_code(Path("zh"))
+    ('eng_Latn', 'zho-TW', 'zh')
+    """
+    parts = p.name.split(".")
+    if p.suffix.lower() in SUFFIXES - {""} and len(parts) > 1:
+        parts = parts[:-1]
+    if parts[0] in (langmap or {}):
+        return parts[0]
+    for part in parts:
+        try:
+            normalize_lang(part)
+        except TokstatError:
+            continue
+        return part
+    normalize_lang(parts[0], source=p)    # the error names the file and its first part
+    return parts[0]
+
+
 def language_files(directory: Path, langmap: dict[str, str] | None = None) -> dict[str, Path]:
     """Map language code -> file: the file stem is the language (``eng_Latn.dev`` -> ``en``).
 
-    ``langmap`` overrides the code for a stem, e.g. ``{"cmn": "zh-Hant"}``.
+    ``langmap`` overrides the code for a stem, e.g. ``{"cmn": "zh-Hant"}``. Two files of one
+    language (``en.txt`` and ``eng_Latn.txt``; NTREX's two Spanish references) are an error naming both.
     """
     files: dict[str, Path] = {}
     cands = [p for p in sorted(directory.iterdir())
              if not p.is_dir() and not p.name.startswith(".") and p.suffix.lower() in SUFFIXES and p.name.lower() != "readme"]
     for p in cands:   # a language's file that is a FIFO, a device or a broken link is an error, never an absence
         regular_file(p, "language file")
-    stems = [p.name.split(".")[0] for p in cands]
-    for p in cands:   # unknown codes are reported with their own file
-        if p.name.split(".")[0] not in (langmap or {}):
-            normalize_lang(p.name.split(".")[0], source=p)
+    stems = [file_code(p, langmap) for p in cands]
     codes = normalize_langs([s for s in stems if s not in (langmap or {})], source=directory)
     for p, stem in zip(cands, stems):
         lang = (langmap or {}).get(stem) or codes[stem]
         if lang in files:
             raise TokstatError(f"two files for language {lang}: {files[lang].name} and {p.name}",
-                               path=directory, fix="keep one file per language")
+                               path=directory, fix=f"move one of them out of {directory.name}/ (tokstat never merges two "
+                               "files of one language)")
         files[lang] = p
     if not files:
         raise TokstatError("no language files found", path=directory,

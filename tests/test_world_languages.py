@@ -204,7 +204,6 @@ def _syllables(tok) -> int:
 
 def test_the_default_pretokenizer_never_cuts_a_mark_from_its_letter():
     from tokstat import train
-    from tokstat.corpus import Corpus, Segment
 
     tok = train(_corpus(list(MARKED.values()) * 5), "bpe", 400).adapter.tok
     assert sum(_cut(tok.pre_tokenizer, t) for t in MARKED.values()) == 0

@@ -334,11 +334,12 @@ def morphscore_cmd(tokenizers, data_dir, compat, languages, out, as_json):
 @click.option("-t", "--tokenizer", "tokenizer_spec", required=True, help="the tokenizer whose counts are estimated (one spec)")
 @click.option("--heldout", default=0.2, show_default=True, help="share of segments held out to measure the error")
 @click.option("--seed", default=0, show_default=True, help="split seed")
-@click.option("--out", required=True, help="write the model (.json: weights per script, held-out errors)")
+@click.option("--out", required=True, help="write the model (.json: weights per language and script, held-out errors)")
 def fit_estimator_cmd(corpus_spec, tokenizer_spec, heldout, seed, out, **kw):
-    """Fit a fast token estimator, tokens ≈ Σ per-script weight × characters (+ an intercept if it
-    helps), on a train split, and report its error per language on the held-out documents (beside
-    characters / 4). For estimates, not billing."""
+    """Fit a fast token estimator, tokens ≈ Σ weight × characters per script (+ an intercept if it
+    helps), per language and, for languages it never saw, per script, on a train split; report its
+    error per language on the held-out documents (beside characters / 4) and with languages left
+    out. For estimates, not billing."""
     from ..estimator import fit_estimator
     from ..io import write_bytes
 
@@ -346,17 +347,33 @@ def fit_estimator_cmd(corpus_spec, tokenizer_spec, heldout, seed, out, **kw):
     check_outputs({"--out": (out, "json")}, inputs=inputs_of(corpus_spec, c))
     model = fit_estimator(c, tokenizer_spec, heldout=heldout, seed=seed)
     w = ", ".join(f"{s} {v:.3f}" for s, v in sorted(model["weights"].items(), key=lambda kv: -kv[1]))
-    _print(f"{model['tokenizer']}: tokens per character by script: {w}; any other script {model['default']:.3f}"
-           + (f"; + {model['intercept']:.2f} per document" if model["intercept"] else ""))
+    _print(f"{model['tokenizer']}: {len(model['languages'])} languages with their own weights; for any other, tokens "
+           f"per character by class (the median language): {visible(w)}; a script without a weight counts as its "
+           "UTF-8 bytes + 1 per run (an upper bound)" + (f"; + {model['intercept']:.2f} per document" if model["intercept"] else ""))
 
     def pct(x):
         return "–" if x is None else f"{x:+.1%}" if x < 0 or x > 0 else "0.0%"
+
+    def cell(r, c):
+        if c == "unseen_total_rel_error":
+            return pct(r[c]) + (" (script unseen)" if r.get("unseen_script") else "")
+        return pct(r[c]) if "total" in c else f"{r[c]:.1%}" if "rel" in c and r[c] is not None \
+            else f"{r[c]:,}" if isinstance(r[c], int) else visible(str(r[c]))
     _print(_table(f"held-out error ({model['fitted_on']['split']}, {sum(r['documents'] for r in model['heldout']):,} "
                   "documents)", [("language", "lang"), ("documents", "docs"), ("median_rel_error", "median |err|/doc"),
                                  ("p95_rel_error", "p95 |err|/doc"), ("total_rel_error", "total err"),
-                                 ("chars4_total_rel_error", "chars/4 total err")], model["heldout"],
-                  lambda r, c: pct(r[c]) if "total" in c else f"{r[c]:.1%}" if "rel" in c and r[c] is not None
-                  else f"{r[c]:,}" if isinstance(r[c], int) else visible(str(r[c])), shorten=""))
+                                 ("unseen_total_rel_error", "total err, language left out"),
+                                 ("chars4_total_rel_error", "chars/4 total err")], model["heldout"], cell, shorten=""))
+    lo = model["leave_languages_out"]
+    if lo["by_script"]:
+        _print(_table(f"languages left out ({lo['folds']} groups), by script: median |total err| "
+                      f"{lo['median_abs_total_rel_error']:.1%}"
+                      + (f", {lo['median_abs_total_rel_error_seen_scripts']:.1%} where another language writes the script"
+                         if lo["median_abs_total_rel_error_seen_scripts"] is not None else ""),
+                      [("script", "script"), ("languages", "languages"), ("median_total_rel_error", "median"),
+                       ("lowest_total_rel_error", "lowest"), ("highest_total_rel_error", "highest")], lo["by_script"],
+                      lambda r, c: pct(r[c]) if "total" in c else visible(str(r[c])) + (
+                          " (unseen)" if c == "script" and r["script_unseen"] else ""), shorten=""))
     write_bytes(out, (json.dumps(model, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
     _print(f"wrote {out} (estimates, not billing; docs/estimator.md has the schema and reference implementations)")
 

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from tokstat import TokstatError, load_corpus
-from tokstat.budget import BLOCK, TOTAL, budget, clusters, expand, read_cluster
+from tokstat.budget import BLOCK, TOTAL, budget, clusters, estimates, read_cluster
 from tokstat.cli import main
 
 SENTS = {lang: [s.texts[lang] for s in load_corpus("sample")] for lang in ("en", "zh")}
@@ -88,16 +88,6 @@ def test_the_interval_covers_the_exact_count_in_90_of_100_seeds(shards):
     assert 0 < np.median(widths) < 0.5          # an interval, not a shrug
 
 
-def test_expansion_estimator_by_hand():
-    """Cochran's expansion estimator: M/m·Σy and M²(1 − m/M)s²/m."""
-    y = np.array([10.0, 14.0, 6.0])
-    est, lo, hi = expand(y, 12)
-    assert est == pytest.approx(12 / 3 * 30)
-    se = 12 * np.sqrt((1 - 3 / 12) * y.var(ddof=1) / 3)
-    assert hi - est == pytest.approx(4.303 * se)       # t with 2 degrees of freedom
-    assert lo == max(0.0, est - 4.303 * se)
-
-
 def test_cli_json_records(shards, capsys):
     assert main(["budget", str(shards), "-t", "tiktoken:cl100k_base", "--sample", "40", "--json", "--quiet"]) == 0
     recs = json.loads(capsys.readouterr().out)
@@ -153,3 +143,133 @@ def test_a_dataset_without_files_is_refused_with_the_way_out(tmp_path):
     datasets.Dataset.from_dict({"text": ["hello", "你好"], "language": ["en", "zh"]}).save_to_disk(str(tmp_path / "ds"))
     with pytest.raises(TokstatError, match="Dataset.to_parquet"):
         budget(load_corpus(str(tmp_path / "ds"), kind="monolingual"), ["tiktoken:cl100k_base"])
+
+
+# ------------------------------------------------------------------------ the design and its estimators
+
+def _lang_sorted(d, rows_per_group=(3, 7, 16)):
+    """Shards written language by language: en, then zh, then a rare ja held by two row groups."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = random.Random(3)
+    docs = [("eng", "Latn", " ".join(rng.choice(SENTS["en"]) for _ in range(rng.randint(1, 5)))) for _ in range(600)]
+    docs += [("cmn", "Hani", "".join(rng.choice(SENTS["zh"]) for _ in range(rng.randint(1, 5)))) for _ in range(300)]
+    docs += [("jpn", "Jpan", "東京で会いましょう。" * rng.randint(1, 3)) for _ in range(9)]
+    d.mkdir(parents=True, exist_ok=True)
+    table = lambda part: pa.table({"text": [x[2] for x in part], "language": [x[0] for x in part],  # noqa: E731
+                                   "language_script": [x[1] for x in part]})
+    with pq.ParquetWriter(d / "000.parquet", table(docs[:1]).schema) as w:
+        i = g = 0
+        while i < len(docs):
+            n = rows_per_group[g % len(rows_per_group)]
+            w.write_table(table(docs[i:i + n]), row_group_size=n)
+            i, g = i + n, g + 1
+    return d
+
+
+def test_a_language_in_the_data_is_never_an_estimate_of_zero(tmp_path):
+    """Written language by language, with a rare language in two row groups: over 30 seeds every
+    language has a positive estimate (the rare one read whole, exactly), never 0 [0, 0]."""
+    d = _lang_sorted(tmp_path / "s")
+    exact = budget(str(d), ["tiktoken:cl100k_base"], sample=1.0)
+    truth = dict(zip(exact["language"], exact["tokens"]))
+    for seed in range(30):
+        df = budget(str(d), ["tiktoken:cl100k_base"], sample=0.02, seed=seed)
+        assert df["clusters_sampled"][0] < df["clusters"][0]          # a sample, not the whole
+        for r in df.iter_rows(named=True):
+            assert r["tokens"] is None or r["tokens"] > 0, r
+            if r["language"] == "ja":
+                assert r["tokens"] == r["tokens_low"] == r["tokens_high"] == truth["ja"]
+        # the documents per language are known from the language column: exact, whatever the sample
+        assert sorted(df.filter(pl.col("language") != TOTAL)["documents"].to_list()) == [9.0, 300.0, 600.0]
+
+
+def test_fraction_read_is_the_share_of_the_text(tmp_path):
+    """The share of the text read (the sampled row groups' stored bytes over all of them, from the
+    footers), not the share of clusters."""
+    import pyarrow.parquet as pq
+
+    d = _lang_sorted(tmp_path / "s", rows_per_group=(2, 30))
+    df = budget(str(d), ["tiktoken:cl100k_base"], sample=0.1, seed=4)
+    from tokstat import load_corpus
+    from tokstat.sampling import draw, frame
+
+    c = load_corpus(str(d))
+    cls = clusters(c.meta["files"], BLOCK)
+    fr = frame(c, cls, BLOCK)
+    md = pq.ParquetFile(d / "000.parquet").metadata
+    sizes = np.array([md.row_group(i).column(0).total_uncompressed_size for i in range(md.num_row_groups)], float)
+    assert fr.size.tolist() == sizes.tolist()
+    drawn, _ = draw(fr, max(30, int(np.ceil(0.1 * len(cls)))) / len(cls), 4)
+    assert df["fraction_read"][0] == pytest.approx(sizes[drawn].sum() / sizes.sum())
+    assert abs(df["fraction_read"][0] - df["clusters_sampled"][0] / df["clusters"][0]) > 0.02
+
+
+def test_pareto_sampling_has_its_size_and_its_probabilities():
+    """A fixed sample size (round Σπ) and each unit drawn with about its probability π."""
+    from tokstat.engine.scan import Cluster
+    from tokstat.sampling import Frame, draw, probabilities
+
+    rng = np.random.default_rng(0)
+    units = [Cluster("f", None, "rowgroup", i) for i in range(60)]
+    docs = rng.integers(0, 20, size=(60, 3)).astype(float)
+    docs[:, 2] = 0
+    docs[[5, 40], 2] = [3, 1]                          # a rare language in two units
+    fr = Frame(units, ["a", "b", "c"], rng.uniform(100, 5000, 60), docs)
+    pi = probabilities(fr, 0.1)
+    assert pi[5] == pi[40] == 1.0 and (pi > 0).all() and pi.max() <= 1
+    n = round(pi.sum())
+    hits = np.zeros(60)
+    for seed in range(3000):
+        drawn, _ = draw(fr, 0.1, seed)
+        assert len(drawn) == n and {5, 40} <= set(drawn)
+        hits[drawn] += 1
+    assert np.abs(hits / 3000 - pi).max() < 0.05      # Pareto πps: π closely (Rosén 1997)
+
+
+def test_the_ratio_estimate_and_its_variance_by_hand():
+    from tokstat.sampling import ratio
+
+    y = np.array([30.0, 12.0, 0.0, 25.0])
+    x = np.array([3.0, 1.0, 0.0, 2.0])
+    pi = np.array([0.5, 0.25, 0.5, 1.0])
+    e = ratio(y, x, pi, 20.0, True)
+    R = (30 / 0.5 + 12 / 0.25 + 25) / (3 / 0.5 + 1 / 0.25 + 2)
+    assert e.value == pytest.approx(R * 20)
+    res = (y - R * x)[:3]
+    w, z = 1 - pi[:3], res / pi[:3]
+    A = (w * z).sum() / w.sum()
+    var = (20 / (3 / 0.5 + 1 / 0.25 + 2)) ** 2 * 2 / 1 * 3 / 2 * (w * (z - A) ** 2).sum()   # n = 2 hold it, m = 3
+    assert e.high - e.value == pytest.approx(12.706 * np.sqrt(var))
+    assert ratio(y, x, pi, 20.0, False).value == pytest.approx((y / pi).sum())         # read whole: the sum
+    assert ratio(y, np.zeros(4), pi, 5.0, True).value is None                           # in the data, not sampled
+
+
+def test_budget_prints_the_estimates_of_its_draw(shards):
+    """budget()'s rows are tokstat.budget.estimates of the draw tokstat.sampling.draw makes."""
+    from tokstat import load_corpus
+    from tokstat.engine.scan import plan_for, run_scan
+    from tokstat.compare import resolve_tokenizers
+    from tokstat.sampling import draw, frame
+
+    c = load_corpus(str(shards))
+    cls = clusters(c.meta["files"], 4096)
+    fr = frame(c, cls, 4096)
+    drawn, pi = draw(fr, max(30, int(np.ceil(0.1 * len(cls)))) / len(cls), 2)
+    a = resolve_tokenizers(["tiktoken:cl100k_base"], c)
+    scan = run_scan(plan_for(c, a, cls, block=4096, keep=frozenset(drawn)), drawn, workers=1)
+    L = len(c.languages)
+    docs = np.array([scan.units[k].docs for k in drawn], float).reshape(len(drawn), L)
+    nb = np.array([scan.units[k].bytes for k in drawn], float).reshape(len(drawn), L)
+    tk = np.array([scan.units[k].tokens for k in drawn], float).reshape(len(drawn), 1, L).transpose(1, 0, 2)
+    est = estimates(fr, drawn, pi, docs, nb, tk)
+    df = budget(c, ["tiktoken:cl100k_base"], sample=0.1, seed=2, block=4096)
+    for r in df.iter_rows(named=True):
+        k = c.languages.index(r["language"]) if r["language"] != TOTAL else None
+        e = est[(0, r["language"], k)]["tokens"]
+        assert (r["tokens"], r["tokens_low"], r["tokens_high"]) == pytest.approx((e.value, e.low, e.high))
+    # the JSONL shards' languages were counted per block before sampling: documents are known, not estimated
+    assert "known documents per language" in df["estimator"][0]
+    assert df.filter(pl.col("language") != TOTAL)["documents_low"].to_list() == \
+        df.filter(pl.col("language") != TOTAL)["documents"].to_list()

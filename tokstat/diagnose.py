@@ -63,7 +63,7 @@ def ratio_interval(y: np.ndarray, x: np.ndarray, N: int) -> tuple[float | None, 
     >>> ratio_interval(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0]), 100)   # no spread: zero width
     (0.5, 0.5)
     """
-    from .budget import _t975
+    from .sampling import _t975
 
     n = len(x)
     if n < 2 or x.sum() <= 0:

@@ -245,6 +245,21 @@ class ParquetFile:
     def num_row_groups(self) -> int:
         return self._guard(lambda: self._pf.metadata.num_row_groups, "cannot read the Parquet footer")
 
+    def column_sizes(self, column: str) -> list[tuple[int, int]]:
+        """``(rows, uncompressed bytes of column)`` of every row group, from the footer alone (the
+        row group's whole size where the column is not a top-level one)."""
+        def sizes():
+            md = self._pf.metadata
+            ci = self._pf.schema_arrow.get_field_index(column)
+            leaf = next((k for k in range(md.num_columns) if md.row_group(0).column(k).path_in_schema == column), None) \
+                if md.num_row_groups and ci >= 0 else None
+            out = []
+            for i in range(md.num_row_groups):
+                rg = md.row_group(i)
+                out.append((rg.num_rows, rg.column(leaf).total_uncompressed_size if leaf is not None else rg.total_byte_size))
+            return out
+        return self._guard(sizes, "cannot read the Parquet footer")
+
     @property
     def uncompressed_size(self) -> int:
         """Bytes of every row group as stored uncompressed (from the footer alone)."""

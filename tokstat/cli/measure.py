@@ -236,12 +236,14 @@ def budget_cmd(corpus_spec, tokenizers, sample, seed, exact, workers, engine, ad
 
         def cell(r, col):
             if col == "tokens":
+                if r["tokens"] is None:
+                    return f"not sampled ({si(r['documents'])} documents)" if r["documents"] is not None else "not sampled"
                 if r["tokens_low"] is None:
                     return f"{si(r['tokens'])} [no interval]"
                 return f"{si(r['tokens'])} [{si(r['tokens_low'])}–{si(r['tokens_high'])}]" if r["tokens_low"] != \
                     r["tokens_high"] else f"{si(r['tokens'])} (exact)"
             if col == "bytes":
-                return f"{si(r['bytes'])}B"
+                return "–" if r["bytes"] is None else f"{si(r['bytes'])}B"
             if col in ("token_share", "byte_share"):
                 return "–" if r[col] is None else f"{r[col]:.1%}"
             if col == "exact":

@@ -232,9 +232,11 @@ def _lang_codes(lang, script, p: Path, cache: dict) -> tuple[list[str], np.ndarr
 
 
 def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col: str | None,
-               lang_id: str = "off") -> set[str]:
+               lang_id: str = "off", composition: dict | None = None) -> set[str]:
     """Every language of the files: the given ones, and one pass over the language column of the
-    others (Parquet: that column only), or over the identified documents."""
+    others (Parquet: that column only, row group by row group), or over the identified documents.
+    ``composition``, a dict, receives each Parquet file's documents per language of every row
+    group (``{path: [{language: documents}, ...]}``): what budget's sample is stratified and weighted by."""
     out: set[str] = set()
     cache: dict = {}            # one for every file: two spellings of a language across shards are found too
     for p, lang in files:
@@ -243,14 +245,28 @@ def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col:
         elif lang is not None:
             out.add(lang)
         elif p.suffix.lower() == ".parquet":
+            import numpy as np
+
             pf = parquet_file(p, "shard")
             script = SCRIPT_COLUMN if lang_col == "language" and SCRIPT_COLUMN in pf.names else None
-            import pyarrow as pa      # Parquet shards only (text and JSONL corpora do not load it)
-
-            for rb in pf.iter_batches(batch_size=65536, columns=[lang_col] + ([script] if script else [])):
-                # the distinct (language, script) pairs, in order of first appearance: one message
-                out.update(_lang_codes(pa.chunked_array([rb.column(lang_col)]),
-                                       pa.chunked_array([rb.column(script)]) if script else None, p, cache)[0])
+            groups = []
+            try:
+                for g in range(pf.num_row_groups):
+                    t = pf.read_row_group(g, columns=[lang_col] + ([script] if script else []), use_threads=False)
+                    # the distinct (language, script) pairs, in order of first appearance: one message
+                    codes, row = _lang_codes(t.column(lang_col), t.column(script) if script else None, p, cache)
+                    n = np.bincount(row, minlength=len(codes)) if len(row) else np.zeros(len(codes), dtype=np.int64)
+                    got: dict[str, int] = {}
+                    for code, k in zip(codes, n.tolist()):
+                        if k:
+                            got[code] = got.get(code, 0) + k
+                    groups.append(got)
+                    out.update(got)
+            except OSError as e:
+                raise TokstatError(f"cannot read the language column ({str(e).splitlines()[0]})", path=p,
+                                   fix="check that the file is complete Parquet") from None
+            if composition is not None:
+                composition[str(p)] = groups
         else:
             out.update(code for _, code, _ in documents(p, lang=None, text_col=text_col, lang_col=lang_col, cache=cache))
     return out
@@ -285,7 +301,8 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
             raise TokstatError(f"no language column {lang_col!r} (columns: {', '.join(names[:8])})", path=tables[0],
                                fix="name it with --lang-col")
     kw = {"text_col": text_col, "lang_col": lang_col}
-    langs = sorted(_languages(files, lang_id=lang_id, **kw), key=lambda k: (k == UND, k))
+    composition: dict = {}
+    langs = sorted(_languages(files, lang_id=lang_id, composition=composition, **kw), key=lambda k: (k == UND, k))
     if not langs:
         raise TokstatError("no document in the files", path=files[0][0], fix="check the files")
     multi = len(files) > 1
@@ -305,7 +322,7 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
             yield from sh
 
     meta = {"loader": "monolingual", "kind": "monolingual", "text_col": text_col, "lang_col": lang_col,
-            "files": [(str(p), lang) for p, lang in files], "lang_id": lang_id}
+            "files": [(str(p), lang) for p, lang in files], "lang_id": lang_id, "composition": composition}
     if lang_id != "off":
         from ..langid import signature
 

@@ -77,6 +77,26 @@ def test_thai_words_are_pythainlps_newmm():
         assert [text[a:b] for a, b in thai_words(text)] == [w for w in word_tokenize(text, engine="newmm") if w.strip()]
 
 
+def test_thai_words_are_icus_by_default_and_newmm_on_request():
+    """Thai's default is ICU's dictionary word break (named in the signature); PyThaiNLP's newmm, the
+    default before, stays one choice away, for Thai only."""
+    pytest.importorskip("icu4py")
+    from icu4py.breakers import WordBreaker
+
+    from tokstat import TokstatError
+    from tokstat.segmenters import segmenter_name, word_spans
+
+    name = segmenter_name("th", False)
+    assert name.startswith("icu-") and not name.endswith("syllables")
+    text = "ฉันรักภาษาไทยมาก ครับ"
+    want = [(a, b) for a, b in WordBreaker(text, "th").segments() if text[a:b].strip()]
+    assert word_spans("th", text, None) == want and len(want) >= 5
+    if pytest.importorskip("pythainlp"):
+        assert segmenter_name("th", False, "newmm").startswith("pythainlp-newmm-")
+        with pytest.raises(TokstatError, match="the newmm segmenter is for th, not ja"):
+            segmenter_name("ja", False, "newmm")
+
+
 def test_a_missing_segmenter_gives_null_words_with_a_warning(monkeypatch):
     import tokstat.segmenters as seg
 
@@ -256,7 +276,7 @@ def test_warm_loads_the_dictionaries_once_for_forked_workers(monkeypatch):
 
     monkeypatch.setattr(seg, "_jieba", None)
     word_dict_trie.cache_clear()
-    names = {"th": seg.segmenter_name("th", False), "zh": seg.segmenter_name("zh", False),
+    names = {"th": seg.segmenter_name("th", False, "newmm"), "zh": seg.segmenter_name("zh", False),
              "yue": seg.segmenter_name("yue", False), "en": "regex", "de": "gold", "km": None}
     assert seg.warm(names) == [names["th"], names["zh"]]
     assert seg._jieba is not None and word_dict_trie.cache_info().currsize == 1

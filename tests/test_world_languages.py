@@ -291,3 +291,41 @@ def test_the_deepseek_v3_pattern_is_the_shipped_files(shared):
     cfg = json.loads((shared / "tokenizers/deepseek-v3/deepseek_tokenizer.json").read_text(encoding="utf-8"))
     assert tuple(p["pattern"]["Regex"] for p in cfg["pre_tokenizer"]["pretokenizers"][:3]) == \
         pretokenizer_patterns("deepseek-v3")
+
+
+# ------------------------------------------------------------------------------------------ speed by design
+
+def test_the_pass_takes_one_worker_per_64_mib_unless_asked(tmp_path, monkeypatch):
+    """Workers left to the pass: one per 64 MiB of text (a worker's own start-up costs what counting
+    20 MB does); asked for, as many as asked."""
+    import importlib
+
+    bud, diag = importlib.import_module("tokstat.budget"), importlib.import_module("tokstat.diagnose")
+
+    d = _fw(tmp_path / "fw", TWO_SCRIPTS * 4)
+    seen = []
+    real = bud.run_scan
+
+    def spy(plan, todo, **kw):
+        seen.append(kw["workers"])
+        return real(plan, todo, **kw)
+    monkeypatch.setattr(bud, "run_scan", spy)
+    monkeypatch.setattr(diag, "run_scan", spy)
+    from tokstat import budget, compare
+
+    budget(str(d), ["tiktoken:cl100k_base"], exact=True)
+    budget(str(d), ["tiktoken:cl100k_base"], exact=True, workers=2)
+    compare(str(d), ["tiktoken:cl100k_base"], n_boot=0, diagnostics="sample", pivot=None)
+    compare(str(d), ["tiktoken:cl100k_base"], n_boot=0, diagnostics="sample", pivot=None, workers=2)
+    assert seen == [1, 2, 1, 2]
+
+
+@pytest.mark.parametrize("size, sampled", [((16 << 20) - 1, False), (16 << 20, True)])
+def test_diagnostics_are_sampled_from_16_mib(tmp_path, monkeypatch, size, sampled):
+    import importlib
+
+    cmp = importlib.import_module("tokstat.compare")
+    d = _fw(tmp_path / "fw", TWO_SCRIPTS * 4)
+    monkeypatch.setattr(cmp, "text_size_estimate", lambda files: size)
+    df = cmp.compare(str(d), ["tiktoken:cl100k_base"], n_boot=0, pivot=None)
+    assert all(("|diag:sample-" in s) == sampled for s in df["signature"])

@@ -123,6 +123,10 @@ def _budget(corpus, tokenizers, *, sample, seed, exact, block, engine, workers, 
     from .progress import Meter
 
     todo = list(range(M)) if exact else sorted(drawn)
+    if workers is None:         # left to the pass: one worker per 64 MiB of the text it reads
+        from .engine.scan import default_workers
+
+        workers = default_workers(int(fr.size.sum() if exact else fr.size[drawn].sum()))
     plan = plan_for(c, adapters, cls, block=block, keep=frozenset(drawn))
     label = f"budget {c.name}: {'every cluster' if exact else f'{m:,} of {M:,} clusters'}"
     with Meter(label, enabled=progress, total=None) as meter:

@@ -418,8 +418,11 @@ def calibrated_premium(st, piv, cal: dict, lang: str, *, n_boot: int = 1000, see
 #: ``--diagnostics``: ``auto`` samples the rich diagnostics above DIAG_EXACT_BELOW bytes of text
 DIAGNOSTICS = ("auto", "exact", "sample")
 #: text size (bytes, from the files' metadata: Parquet's uncompressed size, other files' sizes) from
-#: which ``--diagnostics auto`` computes the rich diagnostics on a document sample
-DIAG_EXACT_BELOW = 64 << 20
+#: which ``--diagnostics auto`` computes the rich diagnostics on a document sample. Every document's
+#: words, spans and round-trip cost about 1 CPU s a MB (NTREX-128, 128 languages: 47 CPU s for 50 MB);
+#: the sample's are a fixed 3-4 CPU s beside the pass: equal near 5 MB, and from 16 MiB on the exact
+#: columns would cost four times the sampled ones (docs/performance.md)
+DIAG_EXACT_BELOW = 16 << 20
 
 
 def text_size_estimate(files: list[tuple[str, str | None]]) -> int:
@@ -516,6 +519,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
         raise TokstatError("no tokenizer given", fix="pass -t SPEC, e.g. -t tiktoken:cl100k_base")
     if engine not in ("local", "ray"):
         raise TokstatError(f"unknown engine {engine!r}", fix="use --engine local or --engine ray")
+    asked_workers = workers
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         raise TokstatError(f"--workers must be at least 1, not {workers}", fix="pass --workers 1 or more")
@@ -558,6 +562,10 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
     cal = load_calibration(calibrate, langs, pivot) if calibrate is not None else None
     if one_pass:
         from .diagnose import compare_sampled
+        from .engine.scan import default_workers
+
+        if asked_workers is None:           # left to the pass: one worker per 64 MiB of text
+            workers = default_workers(text_size_estimate(c.meta.get("files") or []), workers)
 
         df = compare_sampled(c, adapters, pivot=pivot, segmenters=segmenters, words=words,
                              cal=cal, n_boot=n_boot, boot_seed=boot_seed, seed=diag_seed,

@@ -92,14 +92,19 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segmenters, wo
     n_sample = len(segs)
     meta = {**c.meta, "files": None}
     sample = Corpus(c.name, langs, lambda: iter(segs), c.sources, meta, c.gold_words)
-    df, rows = compare(sample, adapters, pivot=pivot, n_boot=n_boot, boot_seed=boot_seed, return_segments=True,
-                       workers=min(workers, 2), engine="local", progress=False, max_chars=max_chars,
+    sample._fingerprint = fp        # the signatures name the corpus read, not the sample (not hashed again)
+    # n_boot=0: the sample's own bootstrap intervals would be replaced by the pass's (its tokens per
+    # character) and by the ratio intervals below (the rates); none is computed twice
+    df, rows = compare(sample, adapters, pivot=pivot, n_boot=0, boot_seed=boot_seed, return_segments=True,
+                       workers=1, engine="local", progress=False, max_chars=max_chars,
                        words=words, backend=None, segmenters=segmenters, diagnostics="exact", batch_size=batch_size)
-    sample_fp = sample.fingerprint()
     cal_tokens = {a.id: calibration_tokens(a, cal) for a in adapters} if cal is not None else {}   # once per tokenizer
     tot = scan.totals
     li = {lang: i for i, lang in enumerate(langs)}
     ai = {a.id: i for i, a in enumerate(adapters)}
+    live_rows = rows.filter(pl.col("chars") > 0)
+    parts = live_rows.partition_by(["tokenizer", "language"], as_dict=True)
+    empty = live_rows.clear()
     out = []
     for r in df.iter_rows(named=True):
         a, lang = ai[r["tokenizer"]], li[r["language"]]
@@ -117,8 +122,7 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segmenters, wo
                  tokens_per_byte_ci_high=bhi)
         reps = paired_tpc_replicates(bt, bc, seed=boot_seed) if n_boot else None
         r["tokens_per_char_boot"] = None if reps is None else " ".join(f"{x:.7g}" for x in reps)
-        mine = rows.filter((pl.col("tokenizer") == r["tokenizer"]) & (pl.col("language") == r["language"])
-                           & (pl.col("chars") > 0))
+        mine = parts.get((r["tokenizer"], r["language"]), empty)
         for col, (num, den) in SAMPLED_RATES.items():
             ok = mine.filter(pl.col(den) >= 0) if den == "words" else mine
             lo_, hi_ = (ratio_interval(ok[num].to_numpy().astype(float), ok[den].to_numpy().astype(float),
@@ -131,8 +135,7 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segmenters, wo
             piv = own if r["language"] == pivot else _Own(scan.bucket_tokens[a, li[pivot]], scan.bucket_chars[li[pivot]])
             r.update(calibrated_premium(own, piv, cal, r["language"], n_boot=n_boot, seed=boot_seed,
                                         cal_tokens=cal_tokens[r["tokenizer"]].get(r["language"])))
-        sig = r["signature"].replace(f"corpus:{c.name}@{sample_fp[:8]}", f"corpus:{c.name}@{fp[:8]}")
-        head, _, version = sig.rpartition("|")
+        head, _, version = r["signature"].rpartition("|")
         r["signature"] = f"{head}|diag:sample-{n_sample}-seed{seed}|{version}"
         out.append(r)
     return pl.DataFrame(out, schema=df.schema | {f"{c}_{e}": pl.Float64 for c in SAMPLED_RATES

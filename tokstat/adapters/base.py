@@ -316,9 +316,13 @@ class Adapter:
     pretokenizer: str | None = None
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
-        """Token ids per text, special tokens excluded."""
-        enc = self.encode_spans(texts)
-        return [enc.tokens(i) for i in range(len(texts))]
+        """Token ids per text, special tokens excluded (the ids alone: no character boundaries computed)."""
+        if not len(texts):
+            return []
+        with native_errors(self.id):
+            ids, counts = self._encode(texts)[:2]
+        ids = np.asarray(ids, dtype=np.int64)
+        return [x.tolist() for x in np.split(ids, np.cumsum(np.asarray(counts, dtype=np.int64))[:-1])]
 
     def token_counts(self, texts: list[str], nbytes: np.ndarray | None = None) -> np.ndarray:
         """Tokens per text (special tokens excluded), without the spans: what a budget counts.

@@ -62,6 +62,21 @@ RUN_UNITS = 128
 RUN_BYTES = 32 << 20
 #: buckets of the unit bootstrap (units are assigned by index): bounded memory at 200 languages
 UNIT_BUCKETS = 256
+#: text (stored bytes) per worker when the caller leaves the workers to the pass: a worker's own
+#: start-up (its fork, verification and cold word cache) costs about 0.5 CPU s, what counting 20 MB
+#: costs, so a second worker pays for itself in wall time only past a few tens of MB
+BYTES_PER_WORKER = 64 << 20
+
+
+def default_workers(text_bytes: int, cores: int | None = None) -> int:
+    """Workers for a pass over ``text_bytes`` of text when none are asked for: one per
+    :data:`BYTES_PER_WORKER`, at most the cores, at least one.
+
+    >>> default_workers(50 << 20, 8), default_workers(1 << 30, 8), default_workers(200 << 20, 2)
+    (1, 8, 2)
+    """
+    cores = cores or os.cpu_count() or 1
+    return max(1, min(cores, math.ceil(text_bytes / BYTES_PER_WORKER)))
 
 
 @dataclass(frozen=True)

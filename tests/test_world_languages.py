@@ -329,3 +329,71 @@ def test_diagnostics_are_sampled_from_16_mib(tmp_path, monkeypatch, size, sample
     monkeypatch.setattr(cmp, "text_size_estimate", lambda files: size)
     df = cmp.compare(str(d), ["tiktoken:cl100k_base"], n_boot=0, pivot=None)
     assert all(("|diag:sample-" in s) == sampled for s in df["signature"])
+
+
+# ------------------------------------------------------------------------------------------ every command
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory, shared_module):
+    """NTREX's first 240 lines (its first documents) in every language, as a parallel folder named by
+    full tags and as FineWeb-2's per-language folders."""
+    t = tmp_path_factory.mktemp("mini")
+    root = t / "root"
+    (root / "NTREX-128").mkdir(parents=True)
+    for tag, p in ntrex.files().items():
+        (root / "NTREX-128" / p.name).write_text("\n".join(ntrex.lines(p)[:240]) + "\n", encoding="utf-8")
+    (root / "DOCUMENT_IDS.tsv").write_text("\n".join(ntrex.document_ids()[:240]) + "\n", encoding="utf-8")
+    return {"parallel": ntrex.parallel_folder(t / "parallel", root), "docs": ntrex.fineweb_folders(t / "fw", root)}
+
+
+@pytest.mark.slow
+def test_every_corpus_command_runs_on_the_world_s_languages(mini, tmp_path, capsys):
+    """compare, fit-estimator, sweep, train and report on 128 languages: one row per language in each,
+    the same labels in the parallel and the FineWeb-2 layout (so --calibrate pairs every language)."""
+    import json
+
+    from tokstat import compare, load_corpus, sweep
+    from tokstat.estimator import fit_estimator
+
+    par, docs = str(mini["parallel"]), str(mini["docs"])
+    langs = sorted(load_corpus(par).languages)
+    assert len(langs) == 128 and sorted(load_corpus(docs).languages) == langs
+    df = compare(par, ["tiktoken:o200k_base", "train:bpe:3000"], n_boot=20, words=False)
+    assert df.height == 256 and df.group_by("tokenizer").len()["len"].to_list() == [128, 128]
+    assert "|pre:o200k|" in df.filter(pl.col("tokenizer") == "train/bpe-3000")["signature"][0]
+    cal = compare(docs, ["tiktoken:o200k_base"], n_boot=20, calibrate=par, pivot="en")
+    assert cal.height == 128 and cal["premium"].null_count() == 0
+    m = fit_estimator(load_corpus(par), "tiktoken:o200k_base")
+    assert len(m["heldout"]) == 128 and len(m["languages"]) == 128 and m["leave_languages_out"]["languages"] == 128
+    sw = sweep(par, "bpe", [600, 1200], n_boot=20, progress=False)
+    assert sw.height == 256 and set(sw["language"]) == set(langs)
+    cmp_out, sw_out, html = tmp_path / "c.parquet", tmp_path / "s.parquet", tmp_path / "r.html"
+    df.write_parquet(cmp_out)
+    sw.write_parquet(sw_out)
+    assert main(["report", str(cmp_out), str(sw_out), "--out", str(html)]) == 0
+    page = html.read_text(encoding="utf-8")
+    for lang in ("ace" if "ace" in langs else "en", "zh-TW", "sr-Latn", "fa-AF", "en-GB", "mey-Arab"):
+        assert f">{lang}<" in page, lang
+    assert main(["train", docs, "--algo", "bpe", "--vocab-size", "1500", "--sample-bytes", "400000",
+                 "--out", str(tmp_path / "tok"), "--quiet"]) == 0
+    meta = json.loads((tmp_path / "tok" / "metadata.json").read_text())
+    assert len(meta["languages"]) == 128 and meta["pretokenizer"] == "o200k"
+
+
+def test_fineweb2_folders_give_every_document_its_own_id(tmp_path):
+    """FineWeb-2 names every language's shard data/LANG_Script/train/000_00000.parquet: the ids of two
+    languages' documents never collide (a shared id would tie their held-out splits and samples)."""
+    from tokstat.engine.scan import clusters
+
+    rows = {"ace_Arab": ("ace", "Arab", "اچيه {}"), "ace_Latn": ("ace", "Latn", "Aceh {}"), "eng_Latn": ("eng", "Latn", "word {}")}
+    for folder, (lang, script, pat) in rows.items():
+        _fw(tmp_path / "data" / folder / "train", [(lang, script, pat.format(i)) for i in range(40)], name="000_00000.parquet")
+    c = load_corpus(str(tmp_path / "data"))
+    ids = [s.id for s in c]
+    assert len(ids) == len(set(ids)) == 120 and ids[0].startswith("ace_Arab/train/000_00000:")
+    labels = [u.label for u in clusters(c.meta["files"])]
+    assert len(labels) == len(set(labels))
+    from tokstat import train
+
+    r = train(c, "bpe", 400, sample_bytes=2000)
+    assert r.metadata["training_texts"] > 0

@@ -85,27 +85,32 @@ class Cluster:
     lang: str | None          # the file's language, or None: read from the language column
     kind: str                 # "rowgroup", "block" or "file"
     index: int
+    name: str | None = None   # the file's name among the corpus's (loaders.mono.file_names)
 
     @property
     def label(self) -> str:
         p = Path(self.path)
-        return f"{p.parent.name}/{p.stem}@{self.kind[0]}{self.index}"
+        return f"{self.name or f'{p.parent.name}/{p.stem}'}@{self.kind[0]}{self.index}"
 
 
 def clusters(files: list[tuple[str, str | None]], block: int = BLOCK) -> list[Cluster]:
     """Every unit of the files, from metadata and sizes only."""
+    from ..loaders.mono import file_names
+
+    names = file_names([p for p, _ in files])
     out = []
     for path, lang in files:
+        name = names[str(path)]
         if path.lower().endswith(".parquet"):        # opened (and recorded) through the guarded reader
             n = parquet_file(path, "shard").num_row_groups
-            out.extend(Cluster(path, lang, "rowgroup", i) for i in range(n))
+            out.extend(Cluster(path, lang, "rowgroup", i, name) for i in range(n))
             continue
         regular_file(path, "shard")          # recorded: a shard that changes before the run ends is an error
         if path.lower().endswith(GZ_SUFFIXES):       # no seeking into a gzip stream: the file is one unit
-            out.append(Cluster(path, lang, "file", 0))
+            out.append(Cluster(path, lang, "file", 0, name))
         else:
             size = os.path.getsize(path)
-            out.extend(Cluster(path, lang, "block", i) for i in range(max(1, math.ceil(size / block))))
+            out.extend(Cluster(path, lang, "block", i, name) for i in range(max(1, math.ceil(size / block))))
     return out
 
 

@@ -272,6 +272,29 @@ def _languages(files: list[tuple[Path, str | None]], *, text_col: str, lang_col:
     return out
 
 
+def file_names(paths) -> dict[str, str]:
+    """A name for each file of a corpus, unique among them, that its documents' ids begin with: the
+    folder and stem (``train/000_00000``), with more of the path where two would share it
+    (FineWeb-2's ``ace_Arab/train/000_00000`` beside ``ace_Latn/train/000_00000``).
+
+    >>> file_names(["d/a/train/0.parquet", "d/b/train/0.parquet", "d/c/x/1.jsonl"])
+    {'d/a/train/0.parquet': 'a/train/0', 'd/b/train/0.parquet': 'b/train/0', 'd/c/x/1.jsonl': 'x/1'}
+    """
+    paths = [str(p) for p in paths]
+    parts = {p: Path(p).with_name(Path(p).name.split(".")[0]).parts for p in paths}
+    depth = {p: 2 for p in paths}
+    while True:
+        names = {p: "/".join(parts[p][-depth[p]:]) for p in paths}
+        seen: dict[str, list[str]] = {}
+        for p, n in names.items():
+            seen.setdefault(n, []).append(p)
+        clash = [p for ps in seen.values() if len(ps) > 1 for p in ps if depth[p] < len(parts[p])]
+        if not clash:
+            return names
+        for p in clash:
+            depth[p] += 1
+
+
 def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | None = None, lang_col: str | None = None,
                      name: str | None = None, lang_id: str = "off") -> Corpus:
     """Documents of ``files`` (``(path, language or None)``: None reads the language column) as a
@@ -306,9 +329,10 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
     if not langs:
         raise TokstatError("no document in the files", path=files[0][0], fix="check the files")
     multi = len(files) > 1
+    names = file_names([p for p, _ in files])
 
     def shard(p: Path, lang: str | None) -> Corpus:
-        prefix = f"{p.parent.name}/{p.stem}:" if multi else ""
+        prefix = f"{names[str(p)]}:" if multi else ""
 
         def gen():
             for did, code, text in documents(p, lang=lang, id_prefix=prefix, lang_id=lang_id, **kw):

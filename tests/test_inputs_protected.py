@@ -82,6 +82,7 @@ def world(tmp_path_factory) -> dict[str, str]:
     (d / "groups.csv").write_text("language,group\nen,A\nzh,B\n")
     (d / "morph").mkdir()
     (d / "morph" / "english_morph_data.csv").write_text(",full_word,pt1,rest\n0,walked,walk,ed\n1,cats,cat,s\n")
+    (d / "morph" / "turkish_morph_data.csv").write_text(",full_word,pt1,rest\n0,evler,ev,ler\n1,kitaplar,kitap,lar\n")
     (d / "models.toml").write_text('[tiny]\nd_model = 64\nlayers = 2\nheads = 2\nkv_heads = 2\nd_ff = 256\nvocab_size = 400\ncontext = 512\n')
     w = {k: str(v) for k, v in {
         "corpus": corpus, "cal": d / "cal.tsv", "eval": d / "eval.tsv", "docs": d / "docs", "hf": d / "tok" / "tokenizer.json",
@@ -120,6 +121,10 @@ def cases(w: dict[str, str]) -> dict[str, tuple[list[str], dict[str, str], dict[
         "morphscore": (["morphscore", t, hf, t, f"spm:{w['spm']}", "--data", w["morph"]],
                        {"tokenizers": w["hf"], "tokenizers#spm": w["spm"], "data_dir": w["morph"] + "/english_morph_data.csv"},
                        {"--out": ".csv"}),
+        # a file under a folder an option names is an input whether or not the run opens it (round 5:
+        # --languages tur skips english_morph_data.csv, which --out must still never replace)
+        "morphscore languages": (["morphscore", t, hf, "--data", w["morph"], "--languages", "tur"],
+                                 {"data_dir": w["morph"] + "/english_morph_data.csv"}, {"--out": ".csv"}),
         "fit-estimator": (["fit-estimator", w["corpus"], t, hf], {"corpus_spec": w["corpus"], "tokenizer_spec": w["hf"]},
                           {"--out": ".json"}),
         "overlap": (["overlap", t, hf, t, f"wordpiece:{w['vocab']}"], {"tokenizers": w["hf"], "tokenizers#wp": w["vocab"]},

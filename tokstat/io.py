@@ -137,20 +137,27 @@ def check_inputs_unchanged() -> None:
 
 
 def _is_input(p: Path, extra: list[Path] = ()) -> Path | None:
-    """The input (explicit or recorded) that ``p`` is, if any: the same path or the same file."""
+    """The input (explicit or recorded) that ``p`` is, if any: the same path or the same file, or an
+    existing file under a folder the run names (whether or not the run opens it)."""
     try:
         st = os.stat(p)
         ident = (st.st_dev, st.st_ino)
     except OSError:
         ident = None
     ab = p.absolute()
-    recorded = _SCOPES[-1].files.items() if _SCOPES else []
+    recorded = list(_SCOPES[-1].files.items()) if _SCOPES else []
     for key, before in recorded:
         if Path(key) == ab or (ident is not None and before[:2] == ident):
             return Path(key)
     for i in extra:
         if _same(p, i) or ab == i.absolute():
             return i
+    if ident is not None:       # an existing file under a folder the run names is an input, read or not
+        real = os.path.realpath(p)
+        for folder in [k for k, b in recorded if b[2] is None] + [str(i) for i in extra]:
+            top = os.path.realpath(folder)
+            if os.path.isdir(top) and real.startswith(top.rstrip(os.sep) + os.sep):
+                return p
     return None
 
 

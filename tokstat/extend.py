@@ -471,10 +471,9 @@ def extension_plan(base, corpus, *, languages: list[str], sizes: list[int], spli
 
     from .compare import compare
     from .cost.calibration import default_mfu
-    from .cost.hardware import check_mfu, gpu_hours
+    from .cost.hardware import check_mfu
     from .cost.hardware import gpu as gpu_of
     from .cost.model import preset, train_seq_len, training_flops_per_token
-    from .cost.projection import serving
     from .loaders import load_corpus
 
     split = split or Split()
@@ -489,6 +488,19 @@ def extension_plan(base, corpus, *, languages: list[str], sizes: list[int], spli
     price_v = price if price is not None else g.price_usd_h
     if isinstance(corpus, str):
         corpus = load_corpus(corpus)
+    knobs = {"adapt_bytes": adapt_bytes, "price": price_v, "mfu": mfu_v, "prompt_chars": prompt_chars,
+             "output_chars": output_chars}
+
+    def price_now(tpb, tpc0, tpc1, m_before, m_after, flops_tok, **over):
+        k = {**knobs, **over}
+        return _prices(tpb, tpc0, tpc1, m_before, m_after, flops_tok, g=g, gpus=gpus, batch=batch, **k)
+
+    # an input that makes a price meaningless is refused before the training: priced at the bounds
+    # of what a tokenizer spends (0.05 and 4 tokens a character) on the model as it is
+    fl0 = training_flops_per_token(m0, context=train_seq_len(m0))
+    for tpc in (0.05, 4.0):
+        probe = (tpc / 3, tpc, tpc * 0.9, m0, m0, fl0)
+        _check_prices(price_now(*probe), price_now, probe, knobs, f"{m0.name} on {g.name}")
     exts = extend_sizes(base, corpus, languages=languages, sizes=sizes, split=split)
     b = exts[0].adapter
     learned_base = _base_adapter(exts[0], base)
@@ -527,18 +539,9 @@ def extension_plan(base, corpus, *, languages: list[str], sizes: list[int], spli
                    "new_params": k * m0.d_model * (1 if m0.tied else 2), "model": m0.name}
             tpc0, tpc1 = r0["tokens_per_char"], r["tokens_per_char"]
             if is_target and tpc0 and tpc1:
-                adapt_tokens = adapt_bytes * r["tokens_per_byte"]
-                hours = gpu_hours(adapt_tokens * flops_tok, g, mfu_v)
-                per_req = []
-                for mm, tpc in ((m_before, tpc0), (m_after, tpc1)):
-                    s_ = serving(tpc, mm, g, gpus=gpus, mfu=mfu_v, mbu=0.7, price=price_v, batch=batch,
-                                 prompt_tokens=prompt_chars * tpc, output_tokens=output_chars * tpc)
-                    per_req.append(s_["usd_per_request"])
-                saving = per_req[0] - per_req[1]
-                row.update({"adapt_bytes": adapt_bytes, "adapt_tokens": adapt_tokens, "adapt_gpu_hours": hours,
-                            "adapt_usd": hours * price_v, "usd_per_1k_requests_before": 1000 * per_req[0],
-                            "usd_per_1k_requests_after": 1000 * per_req[1], "saving_usd_per_1k_requests": 1000 * saving,
-                            "break_even_requests": hours * price_v / saving if saving > 0 else None})
+                row.update(price_now(r["tokens_per_byte"], tpc0, tpc1, m_before, m_after, flops_tok))
+                _check_prices(row, price_now, (r["tokens_per_byte"], tpc0, tpc1, m_before, m_after, flops_tok), knobs,
+                              f"{m0.name} on {g.name}")
             row["assumptions"] = (f"{m0.name} on {gpus}× {g.name} at MFU {mfu_v:.2f}, ${price_v:.2f}/GPU-hour; a request: "
                                   f"{prompt_chars:g} + {output_chars:g} characters of the language, batch {batch}; "
                                   f"continued pretraining on {adapt_bytes:.3g} bytes of it: {ADAPT_SOURCE}")
@@ -549,6 +552,54 @@ def extension_plan(base, corpus, *, languages: list[str], sizes: list[int], spli
                                            "usd", "saving", "break", "tokens_saved", "tokens_per", "roundtrip"))})
     del b
     return table, exts
+
+
+#: extension_plan's inputs that its prices grow or shrink with: keyword -> (option, an ordinary value)
+PRICE_KNOBS = {"adapt_bytes": ("--adapt-bytes", 20e9), "price": ("--price", 2.5), "mfu": ("--mfu", 0.4),
+               "prompt_chars": ("--prompt-chars", 1000.0), "output_chars": ("--output-chars", 250.0)}
+
+
+def _prices(tpb, tpc0, tpc1, m_before, m_after, flops_tok, *, g, gpus, batch, adapt_bytes, price, mfu, prompt_chars,
+            output_chars) -> dict:
+    """The priced columns of one (size, language) row of :func:`extension_plan`."""
+    from .cost.hardware import gpu_hours
+    from .cost.projection import serving
+
+    adapt_tokens = adapt_bytes * tpb
+    hours = gpu_hours(adapt_tokens * flops_tok, g, mfu)
+    per_req = []
+    for mm, tpc in ((m_before, tpc0), (m_after, tpc1)):
+        s_ = serving(tpc, mm, g, gpus=gpus, mfu=mfu, mbu=0.7, price=price, batch=batch,
+                     prompt_tokens=prompt_chars * tpc, output_tokens=output_chars * tpc)
+        per_req.append(s_["usd_per_request"])
+    saving = per_req[0] - per_req[1]
+    return {"adapt_bytes": adapt_bytes, "adapt_tokens": adapt_tokens, "adapt_gpu_hours": hours,
+            "adapt_usd": hours * price, "usd_per_1k_requests_before": 1000 * per_req[0],
+            "usd_per_1k_requests_after": 1000 * per_req[1], "saving_usd_per_1k_requests": 1000 * saving,
+            "break_even_requests": hours * price / saving if saving > 0 else None}
+
+
+def _check_prices(row: dict, price_now, args: tuple, knobs: dict, context: str) -> None:
+    """Refuse the input that makes one of ``row``'s prices meaningless (:func:`tokstat.ranges.meaningful`),
+    naming its usable range (found by pricing the same row with it moved towards an ordinary value)."""
+    from .ranges import meaningful, refuse_derived, usable_edge
+
+    cols = ("adapt_tokens", "adapt_gpu_hours", "adapt_usd", "usd_per_1k_requests_before", "usd_per_1k_requests_after")
+    bad = next(((c, row[c]) for c in cols if not meaningful(row.get(c))), None)
+    if bad is None:
+        return
+
+    def clean(key, x) -> bool:
+        got = price_now(*args, **{key: x})
+        return all(meaningful(got.get(c)) for c in cols)
+    for key, (opt, ordinary) in PRICE_KNOBS.items():
+        given = knobs[key]
+        if given == ordinary or not clean(key, ordinary):
+            continue
+        edge = usable_edge(lambda x, key=key: clean(key, x), float(given), ordinary)
+        raise refuse_derived(opt, float(given), bad[0].replace("_", " "), bad[1], edge, context)
+    raise TokstatError(f"the inputs make {bad[0].replace('_', ' ')} {bad[1]:g}, beyond what a float carries",
+                       fix="bring --adapt-bytes, --price, --mfu and the request's characters closer to ordinary values")
 
 
 def _base_adapter(ext: Extended, base):

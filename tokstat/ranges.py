@@ -75,7 +75,10 @@ RANGES: dict[str, Range] = {
     # model shape
     "--d-model": WIDTH, "--layers": WIDTH, "--heads": WIDTH, "--kv-heads": WIDTH, "--d-ff": WIDTH,
     "--head-dim": WIDTH, "--context": Range(1, 10**9), "--seq-len": Range(1, 10**9),
-    "--non-vocab-params": Range(0, 1e14, open_lo=True, says="a finite number in (0, 1e+14]"),
+    # Tao et al.'s vocabulary laws are fitted on models of 33M-3B non-vocabulary parameters: a plan
+    # for under a million is beyond any extrapolation (and divides by zero below 1e-300); their
+    # approach 3 has no optimum past about 2e13 (tokstat.vocabplan.MIN_N_NV, MAX_N_NV)
+    "--non-vocab-params": Range(1e6, 1e13, says="a finite number in [1e+06, 1e+13]"),
     # hardware and parallelism
     "--gpus": Range(1, 10**6), "--tp": Range(1, 10**6), "--pp": Range(1, 10**6), "--zero": Range(0, 3),
     "--micro-batch": Range(1, 10**6), "--batch": Range(1, 10**7),
@@ -112,4 +115,47 @@ def check(option: str, value) -> None:
                        fix=f"{option} takes {whole}" if whole.startswith("a ") else f"give {option} a value {whole}")
 
 
-__all__ = ["RANGES", "Range", "check"]
+#: a derived quantity (FLOPs, hours, dollars, seconds) is a number a reader can use when it is 0 or
+#: its magnitude lies in [MEANINGFUL_LOW, MEANINGFUL_HIGH]: past them, products and ratios of it
+#: overflow to infinity or lose every digit to underflow
+MEANINGFUL_LOW, MEANINGFUL_HIGH = 1e-200, 1e200
+
+
+def meaningful(v) -> bool:
+    """Whether a derived quantity is a number a reader can use (None: not computed, fine).
+
+    >>> meaningful(3.5), meaningful(0.0), meaningful(float("inf")), meaningful(1e-310), meaningful(None)
+    (True, True, False, False, True)
+    """
+    if v is None:
+        return True
+    return math.isfinite(v) and (v == 0 or MEANINGFUL_LOW <= abs(v) <= MEANINGFUL_HIGH)
+
+
+def usable_edge(clean, given: float, ordinary: float) -> tuple[str, float]:
+    """The edge of an input's usable range between ``ordinary`` (``clean(ordinary)`` holds) and
+    ``given`` (it does not), by bisection in log space (every derived quantity is monotone in each
+    input): ``("up to", x)`` where ``given`` is too large, ``("at least", x)`` where too small.
+
+    >>> usable_edge(lambda v: v * 1e10 <= 1e200, 1e300, 1.0)[0], round(usable_edge(lambda v: v * 1e10 <= 1e200, 1e300, 1.0)[1] / 1e190, 3)
+    ('up to', 1.0)
+    """
+    lo, hi = math.log10(ordinary), math.log10(given)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if clean(10 ** mid):
+            lo = mid
+        else:
+            hi = mid
+    return ("up to" if given > ordinary else "at least"), 10 ** lo
+
+
+def refuse_derived(option: str, given: float, what: str, value, edge: tuple[str, float], context: str = "") -> TokstatError:
+    """The one error of an input that makes a derived quantity meaningless."""
+    side, x = edge
+    return TokstatError(f"{option} {given:g} makes {what} {value:g}: not a number a reader can use"
+                        f"{f' ({context}, {option} is usable {side} {x:.3g})' if context else f' ({option} is usable {side} {x:.3g})'}",
+                        fix=f"give {option} a value {side} {x:.3g}")
+
+
+__all__ = ["RANGES", "Range", "check", "meaningful", "usable_edge", "refuse_derived", "MEANINGFUL_LOW", "MEANINGFUL_HIGH"]

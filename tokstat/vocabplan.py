@@ -353,23 +353,25 @@ def _tao_sizes(n_nv: float, d_tao: float, flops: float | None) -> dict[str, floa
             "approach3_parametric_loss": approach3(n_nv, d_tao, flops)}
 
 
-#: the largest model the plan answers for: Tao et al.'s fits reach 70B; beyond 100T parameters
-#: (about 50 times the largest dense model trained) the numbers would be extrapolation of extrapolation
-MAX_N_NV = 1e14
+#: the range of models the plan answers for: Tao et al.'s laws are fitted on 33M-3B non-vocabulary
+#: parameters; their approach 3 has no optimum past about 2e13 (ten times the largest dense model
+#: trained), and under a million parameters every law is extrapolation of extrapolation
+MIN_N_NV, MAX_N_NV = 1e6, 1e13
 
 
 def check_plan_inputs(*, n_nv: float, d_model: float, flops: float | None = None,
                       max_premium: float | None = None) -> None:
     """Refuse what has no answer: a non-finite or non-positive size, budget or premium bound, a model
-    beyond :data:`MAX_N_NV`, a budget below one token's worth of compute.
+    outside :data:`MIN_N_NV` .. :data:`MAX_N_NV`, a budget below one token's worth of compute.
 
     >>> check_plan_inputs(n_nv=6.5e9, d_model=4096, max_premium=float("nan"))
     Traceback (most recent call last):
     ...
     tokstat.errors.TokstatError: --max-premium must be a finite number of at least 1 (a premium against the pivot), got nan (fix: ...)
     """
-    if not (isinstance(n_nv, (int, float)) and math.isfinite(n_nv) and 0 < n_nv <= MAX_N_NV):
-        raise TokstatError(f"--non-vocab-params must be a finite number in (0, {MAX_N_NV:.0e}], got {n_nv}",
+    if not (isinstance(n_nv, (int, float)) and math.isfinite(n_nv) and MIN_N_NV <= n_nv <= MAX_N_NV):
+        raise TokstatError(f"--non-vocab-params (the model's non-vocabulary parameters) must be a finite number in "
+                           f"[{MIN_N_NV:.0e}, {MAX_N_NV:.0e}], the range Tao et al.'s laws extrapolate to, got {n_nv:g}",
                            fix="e.g. --non-vocab-params 6.5e9, or --model PRESET")
     if not (isinstance(d_model, (int, float)) and math.isfinite(d_model) and 1 <= d_model <= 1e6):
         raise TokstatError(f"--d-model must be a width in [1, 1e6], got {d_model}", fix="e.g. --d-model 4096")
@@ -465,7 +467,24 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
     tao = Curve(*TAO_ABC)
     warnings: list[str] = []
     marks: list[str] = []
-    tao_sizes = _tao_sizes(n_nv, d_tao, flops)
+    try:
+        tao_sizes = _tao_sizes(n_nv, d_tao, flops)
+    except TokstatError:
+        if flops is None:
+            raise
+        from .ranges import usable_edge
+
+        def solvable(f) -> bool:
+            try:
+                _tao_sizes(n_nv, d_tao, f)
+            except TokstatError:
+                return False
+            return True
+        side, edge = usable_edge(solvable, float(flops), optimal_flops(n_nv))
+        raise TokstatError(f"--flops {flops:g} puts Tao et al.'s approach 3 optimum outside 1 to 10M tokens of "
+                           f"vocabulary (for N_nv = {n_nv:.3g}, --flops is usable {side} {edge:.3g})",
+                           fix=f"give --flops a value {side} {edge:.3g}, or leave it out for the compute-optimal "
+                           "budget") from None
     base = flops_optimal_v(tao, n_nv, d_model)
     if flops is not None:
         assumptions.append(f"approach 3 for a training budget of {flops:.3g} FLOPs")
@@ -677,9 +696,9 @@ def plan_for_report(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mi
     return vocab_plan(None, n_nv=n_nv, d_model=d_model, **kw)
 
 
-def _serving_optimum(curve: Curve, serve: dict, multiple: int) -> dict:
-    """The size minimising training + serving dollars for ``train_chars`` of training text and
-    ``serve_chars`` generated, per the cost model (:func:`tokstat.cost.projection.serving`)."""
+def _serving_rows(curve: Curve, serve: dict) -> tuple[list[tuple[int, float, float]], float]:
+    """``([(size, training dollars, training + serving dollars)], training characters)`` over the
+    size grid, per the cost model (:func:`tokstat.cost.projection.serving`)."""
     from .cost.calibration import default_mfu
     from .cost.hardware import gpu_hours
     from .cost.model import total_params, train_seq_len, training_flops_per_token
@@ -693,7 +712,6 @@ def _serving_optimum(curve: Curve, serve: dict, multiple: int) -> dict:
         c_train = 20 * total_params(m) / float(curve(32_000))
     mfu = serve.get("mfu") or default_mfu(g.name)[0]
     price = g.price_usd_h
-    best = None
     rows = []
     for v in np.unique(np.round(np.geomspace(4_000, 512_000, 60))):
         mv = m.with_vocab(int(v))
@@ -701,12 +719,43 @@ def _serving_optimum(curve: Curve, serve: dict, multiple: int) -> dict:
         train = gpu_hours(c_train * tpc * training_flops_per_token(mv, context=train_seq_len(mv, serve.get("seq_len"))),
                           g, mfu) * price
         s = serving_cost(tpc, mv, g, gpus=serve.get("gpus", 1), mfu=mfu, mbu=0.7, price=price, batch=serve.get("batch", 32))
-        total = train + c_serve * s["serving_usd_per_m_chars"] / 1e6
-        rows.append((int(v), train, total))
-        if best is None or total < best[2]:
-            best = (int(v), train, total)
+        rows.append((int(v), train, train + c_serve * s["serving_usd_per_m_chars"] / 1e6))
+    return rows, c_train
+
+
+def _serving_clean(curve: Curve, serve: dict) -> bool:
+    """Whether every size's price is a meaningful number (:func:`tokstat.ranges.meaningful`)."""
+    from .ranges import meaningful
+
+    try:
+        rows, _ = _serving_rows(curve, serve)
+    except TokstatError:
+        return False
+    return all(meaningful(t) and meaningful(tot) for _, t, tot in rows)
+
+
+def _serving_optimum(curve: Curve, serve: dict, multiple: int) -> dict:
+    """The size minimising training + serving dollars for ``train_chars`` of training text and
+    ``serve_chars`` generated; an input that makes a price meaningless (``--train-chars 1e308``) is
+    refused with its usable range."""
+    from .ranges import meaningful, refuse_derived, usable_edge
+
+    rows, c_train = _serving_rows(curve, serve)
+    bad = next(((v, t, tot) for v, t, tot in rows if not (meaningful(t) and meaningful(tot))), None)
+    if bad is not None:
+        m, g = serve["model"], serve["gpu"]
+        for opt, key, ordinary in (("--train-chars", "train_chars", 1e12), ("--serve-chars", "serve_chars", 1e12)):
+            given = serve.get(key)
+            if given is None or given == ordinary or not _serving_clean(curve, {**serve, key: ordinary}):
+                continue
+            edge = usable_edge(lambda x, key=key: _serving_clean(curve, {**serve, key: x}), float(given), ordinary)
+            raise refuse_derived(opt, float(given), f"the training and serving cost at V = {bad[0]:,}",
+                                 bad[2] if not meaningful(bad[2]) else bad[1], edge, f"with {m.name} on {g.name}")
+        raise TokstatError(f"the training and serving cost at V = {bad[0]:,} is {bad[2]:g}, beyond what a float carries",
+                           fix="bring --train-chars and --serve-chars closer to ordinary values")
+    best = min(rows, key=lambda r: r[2])
     train_only = min(rows, key=lambda r: r[1])
-    return {"train_chars": c_train, "serve_chars": c_serve, "recommended_vocab_size": round_size(best[0], multiple),
+    return {"train_chars": c_train, "serve_chars": serve["serve_chars"], "recommended_vocab_size": round_size(best[0], multiple),
             "training_only_optimum": round_size(train_only[0], multiple), "total_usd": best[2]}
 
 

@@ -177,7 +177,63 @@ def volume_tokens(results: pl.DataFrame, model: ModelConfig, *, train_chars=None
             "the same content for every tokenizer")
 
 
-def project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1, mfu: float | None = None,
+#: project()'s numeric inputs that a derived quantity grows or shrinks with: keyword -> (option, a
+#: value every model and GPU can price, the value the usable range is searched from)
+EDGE_OPTIONS = {"train_chars": ("--train-chars", 1e12), "train_bytes": ("--train-bytes", 3e12),
+                "train_tokens": ("--train-tokens", 2e12), "tokens_per_param": ("--tokens-per-param", 20.0),
+                "mfu": ("--mfu", 0.4), "goodput": ("--goodput", 1.0), "price": ("--price", 2.5), "mbu": ("--mbu", 0.7),
+                "prompt_chars": ("--prompt-chars", 1000.0), "output_chars": ("--output-chars", 250.0),
+                "gpus": ("--gpus", 8), "batch": ("--batch", 32)}
+#: the derived columns that must stay numbers a reader can use (:func:`tokstat.ranges.meaningful`)
+EDGE_COLUMNS = ["training_tokens", "training_flops", "gpu_hours", "wall_clock_days", "dollars", "cost_multiplier",
+                "kv_cache_bytes_per_1k_chars", "chars_in_context", "prefill_s_per_1k_chars", "decode_s_per_1k_chars",
+                "serving_usd_per_m_chars", "request_prefill_s", "request_decode_s", "usd_per_request",
+                "serving_multiplier"]
+
+
+def _edge_problem(df: pl.DataFrame) -> tuple[str, str, object] | None:
+    """The first (column, language, value) of ``df`` that is not a meaningful number, or None."""
+    from ..ranges import meaningful
+
+    for col in EDGE_COLUMNS:
+        if col not in df.columns:
+            continue
+        for lang, v in zip(df["language"].to_list(), df[col].to_list()):
+            if not meaningful(v):
+                return col, lang, v
+    return None
+
+
+def project(results: pl.DataFrame, model: ModelConfig, g: GPU, **kw) -> pl.DataFrame:
+    """:func:`_project` (see there), refused where an input makes a derived quantity infinite, NaN,
+    or too large or small for a float to carry its digits (``--train-chars 1e308``, ``--mfu 1e-300``):
+    one error naming the input, its value and its usable range with this model and GPU, found by
+    pricing the same rows with the input moved back towards an ordinary value."""
+    df = _project(results, model, g, **kw)
+    bad = _edge_problem(df)
+    if bad is None:
+        return df
+    col, lang, v = bad
+
+    def clean(key, value) -> bool:
+        try:
+            return _edge_problem(_project(results, model, g, **{**kw, key: value})) is None
+        except TokstatError:
+            return False
+    from ..ranges import refuse_derived, usable_edge
+
+    for key, (opt, ordinary) in EDGE_OPTIONS.items():
+        given = kw.get(key)
+        if given is None or given == ordinary or not clean(key, ordinary):
+            continue
+        edge = usable_edge(lambda x, key=key: clean(key, x), float(given), float(ordinary))
+        raise refuse_derived(opt, float(given), f"the {col.replace('_', ' ')} of {lang}", v, edge,
+                             f"with {model.name} on {g.name}")
+    raise TokstatError(f"the inputs make {col.replace('_', ' ')} of {lang} {v:g}, beyond what a float carries",
+                       fix="bring the volume, MFU, goodput or price closer to ordinary values")
+
+
+def _project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1, mfu: float | None = None,
             mbu: float = 0.7, price: float | None = None, train_chars: float | None = None,
             train_bytes: float | None = None, train_tokens: float | None = None,
             tokens_per_param: float | None = None, reference: str | None = None,

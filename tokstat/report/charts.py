@@ -232,9 +232,10 @@ def bars(df: pl.DataFrame, col: str, xlabel: str, *, languages: list[str], lo: s
 
 
 def boxes(segs: pl.DataFrame, value: str, xlabel: str, *, languages: list[str], ref: float | None = None,
-          bad: set[str] = frozenset()):
+          bad: set[str] = frozenset(), colours: dict[str, str] | None = None):
     """One panel per language: per tokenizer, the distribution of ``value`` over segments (box:
-    quartiles, whiskers: 5th–95th percentile, the median marked), tokenizers in the bar charts' order."""
+    quartiles, whiskers: 5th–95th percentile, the median marked), tokenizers in the bar charts' order,
+    each box in its tokenizer's colour of the page (``colours``; grey: loses text)."""
     plt = _plt()
     names = short_ids(segs["tokenizer"].unique(maintain_order=True).to_list(), LABEL)
     panels = [(lang, segs.filter(pl.col("language") == lang)) for lang in languages]
@@ -250,7 +251,7 @@ def boxes(segs: pl.DataFrame, value: str, xlabel: str, *, languages: list[str], 
         bp = ax.boxplot(data, orientation="horizontal", positions=np.arange(len(toks))[::-1], whis=(5, 95), showfliers=False,
                         widths=0.6, patch_artist=True, medianprops={"color": "#111"})
         for patch, t in zip(bp["boxes"], toks):
-            patch.set_facecolor(BAD if t in bad else "#a9c4e8")
+            patch.set_facecolor(BAD if t in bad else (colours or {}).get(t, "#a9c4e8"))
         ax.set_yticks(np.arange(len(toks))[::-1], [names[t] + (" ⚠" if t in bad else "") for t in toks])
         if ref is not None:
             ax.axvline(ref, color="#444", lw=1, ls="--")

@@ -278,7 +278,7 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
                 if pr.filter(pl.col("language").is_in(others)).height:   # documents have no aligned pairs
                     dist.append(Chart(f"{prefix}segment_premium", "Per-segment premium",
                                       boxes(pr, "segment_premium", f"segment tokens / {pivot} tokens of that segment",
-                                            languages=others, ref=1.0, bad=bad),
+                                            languages=others, ref=1.0, bad=bad, colours=_colours(c, v)),
                                       "Per-segment premium (box: quartiles; whiskers: 5th–95th percentile; line: "
                                       "median). Its mean is the mean-of-ratios premium (TokSuite)."))
             if best is not None:

@@ -1,0 +1,138 @@
+"""Nothing lost, round 5: numbers at the edge of float are refused through the quantities they
+derive, every pricing command and numeric option walked at the extremes of its own range."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import click
+import pytest
+
+from tokstat.cli import cli, main
+from tokstat.ranges import RANGES, meaningful
+
+from conftest import ROOT
+
+SAMPLE = ROOT / "corpora/sample-zh-en/sample.tsv"
+
+
+def _numbers(obj):
+    """Every number in a JSON value."""
+    if isinstance(obj, bool) or obj is None:
+        return
+    if isinstance(obj, (int, float)):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _numbers(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _numbers(v)
+
+
+def extremes(opt: str, is_int: bool) -> list:
+    """The values at the edges of an option's own range: its bounds, or 5e-324 and 1e308 where it
+    has none (what ``ranges.check`` lets through, and where a derived quantity breaks)."""
+    r = RANGES[opt]
+    lo = (5e-324 if r.lo == 0 else r.lo * (1 + 1e-12)) if r.open_lo else r.lo
+    hi = r.hi if math.isfinite(r.hi) else 1e308
+    if r.open_hi:
+        hi = hi * (1 - 1e-12)
+    vals = [lo, hi]
+    if is_int:
+        vals = sorted({int(math.ceil(lo)), int(hi)})
+    return vals
+
+
+def options_of(name: str) -> list[tuple[str, bool]]:
+    cmd = cli.commands[name]
+    return [(p.opts[0], isinstance(p.type, click.types.IntParamType)) for p in cmd.params
+            if isinstance(p.type, (click.types.IntParamType, click.types.FloatParamType))]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    from tokstat import compare, sweep
+    from tokstat.io import write_tables
+
+    d = tmp_path_factory.mktemp("r5")
+    write_tables({d / "cmp.parquet": compare(str(SAMPLE), ["tiktoken:cl100k_base"], n_boot=20),
+                  d / "sweep.parquet": sweep(str(SAMPLE), "bpe", [400, 800, 1600, 3200], n_boot=0, progress=False)})
+    return d
+
+
+SKIP = {"--seed", "--boot-seed", "--diag-seed", "--workers"}      # not priced; walked by tests/test_ranges.py
+
+
+def _walk(argv: list[str], name: str, capsys, extra: dict | None = None):
+    seen = []
+    for opt, is_int in options_of(name):
+        if opt in SKIP:
+            continue
+        for v in extremes(opt, is_int):
+            args = argv + [opt, str(v)] + (extra or {}).get(opt, [])
+            rc = main(args)
+            out, err = capsys.readouterr()
+            assert "internal error" not in err, (opt, v, err)
+            if rc == 0:
+                # the input itself, echoed in the output, is what was asked for; what it derived must be usable
+                bad = [x for x in _numbers(json.loads(out)) if not meaningful(float(x)) and float(x) != float(v)]
+                assert not bad, (name, opt, v, bad[:3])
+            else:
+                named = opt in err or opt.lstrip("-").replace("-", "_") in err     # --d-model, or d_model
+                assert rc == 2 and len(err.strip().splitlines()) == 1 and named, (name, opt, v, err)
+            seen.append((opt, v, rc))
+    return seen
+
+
+def test_cost_at_every_extreme_prices_or_names_the_option(results, capsys):
+    """The issue's cases (--train-chars 1e308, --mfu 1e-300 with a large volume, --goodput 5e-324, ...)
+    and every other numeric option of cost: a table of usable numbers, or one line naming the option
+    and its usable range."""
+    base = ["cost", "--results", str(results / "cmp.parquet"), "--model", "llama2-7b", "--gpu", "h100-sxm", "--json"]
+    seen = _walk(base, "cost", capsys, {"--mfu": ["--train-chars", "1e30"], "--tp": ["--gpus", str(10**6)],
+                                        "--pp": ["--gpus", str(10**6)]})
+    refused = {opt for opt, v, rc in seen if rc == 2}
+    assert {"--train-chars", "--train-tokens", "--tokens-per-param", "--train-bytes", "--mfu", "--goodput", "--price"} <= refused
+    assert main(base + ["--train-chars", "1e308"]) == 2
+    err = capsys.readouterr().err
+    assert "--train-chars 1e+308 makes the training tokens of en" in err and "usable up to" in err
+
+
+def test_vocab_plan_at_every_extreme_plans_or_names_the_option(results, capsys):
+    base = ["vocab-plan", "--sweep", str(results / "sweep.parquet"), "--model", "llama2-7b", "--json"]
+    seen = _walk(base, "vocab-plan", capsys, {"--train-chars": ["--serve-chars", "1e9"], "--seq-len": ["--serve-chars", "1e9"]})
+    assert ("--train-chars", 1e308, 2) in seen and ("--serve-chars", 1e308, 2) in seen
+    # the planner's own laws: a model of under a million non-vocabulary parameters is refused by its range
+    assert main(["vocab-plan", "--sweep", str(results / "sweep.parquet"), "--non-vocab-params", "1e-300",
+                 "--d-model", "64"]) == 2
+    assert "--non-vocab-params must be" in capsys.readouterr().err
+
+
+def test_model_info_at_every_extreme(capsys):
+    _walk(["model-info", "--model", "llama2-7b", "--json"], "model-info", capsys)
+
+
+@pytest.mark.slow
+def test_extend_refuses_a_meaningless_price_before_it_trains(tmp_path, capsys):
+    """extend's pricing inputs at their extremes: refused before the training (the price of an
+    ordinary tokenizer, 0.05 and 4 tokens a character, already breaks), or a table of usable numbers."""
+    import polars as pl
+
+    for opt, is_int in options_of("extend"):
+        if opt in SKIP or opt in ("--heldout",):
+            continue
+        for v in extremes(opt, is_int):
+            out = tmp_path / f"x{opt}{v}"
+            rc = main(["extend", "tiktoken:cl100k_base", "--corpus", str(SAMPLE), "--languages", "zh", "--add", "50",
+                       "--out", str(out), "--quiet", opt, str(v)])
+            err = capsys.readouterr().err
+            assert "internal error" not in err, (opt, v, err)
+            if rc == 0:
+                t = pl.read_parquet(out / "extension.parquet")
+                bad = [x for c in t.columns if t[c].dtype == pl.Float64 for x in t[c].to_list()
+                       if not meaningful(x) and x != float(v)]
+                assert not bad, (opt, v, bad[:3])
+            else:
+                assert rc == 2 and opt in err and not out.exists(), (opt, v, err)

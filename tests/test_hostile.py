@@ -518,7 +518,7 @@ CASES = {
     "vocab-plan-corpus-huge-params": (lambda t: ["vocab-plan", "--corpus", SAMPLE, "--non-vocab-params", "1e300", "--d-model",
                                                  "4096"], r"--non-vocab-params must be a finite number"),
     "vocab-plan-two-corpora": (lambda t: ["vocab-plan", "--sweep", _two_corpora_sweep(t / "sw.csv"), "--model", "llama2-7b"],
-                               r"the sweep holds 2 corpora \(a@11111111, b@22222222\): one curve cannot be fitted"),
+                               r"sw\.csv: the rows are of 2 corpora \(a@11111111, b@22222222\): they are not one study"),
     "robustness-negative-max-segments": (lambda t: ["robustness", SAMPLE, "-t", TOK, "--max-segments", "-1"],
                                          r"--max-segments must be at least 1, got -1"),
     "robustness-zero-max-segments": (lambda t: ["robustness", SAMPLE, "-t", TOK, "--max-segments", "0"],

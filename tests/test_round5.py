@@ -4,6 +4,7 @@ derive, every pricing command and numeric option walked at the extremes of its o
 from __future__ import annotations
 
 import json
+import re
 import math
 
 import click
@@ -136,3 +137,91 @@ def test_extend_refuses_a_meaningless_price_before_it_trains(tmp_path, capsys):
                 assert not bad, (opt, v, bad[:3])
             else:
                 assert rc == 2 and opt in err and not out.exists(), (opt, v, err)
+
+
+# ------------------------------------------------------------------------------------------ one study
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory):
+    """Tables of two corpora (the sample, and a second of its own sentences), and their concatenations."""
+    import polars as pl
+
+    from tokstat import compare, sweep
+
+    d = tmp_path_factory.mktemp("two")
+    other = d / "other.tsv"
+    rows = SAMPLE.read_text(encoding="utf-8").splitlines()
+    other.write_text("\n".join([rows[0]] + rows[1:120][::-1]) + "\n", encoding="utf-8")
+    out = {}
+    for name, spec in (("a", str(SAMPLE)), ("b", str(other))):
+        df, segs = compare(spec, ["tiktoken:cl100k_base"], n_boot=20, return_segments=True, segments_text=True)
+        out[name], out[name + "_segs"] = df, segs
+        out[name + "_sweep"] = sweep(spec, "bpe", [400, 800, 1600, 3200], n_boot=0, progress=False)
+    files = {}
+    for k in ("", "_segs", "_sweep"):
+        both = pl.concat([out["a" + k], out["b" + k]], how="diagonal_relaxed")
+        files["both" + k] = d / f"both{k}.parquet"
+        both.write_parquet(files["both" + k])
+        files["a" + k] = d / f"a{k}.parquet"
+        out["a" + k].write_parquet(files["a" + k])
+    return {k: str(v) for k, v in files.items()}, out
+
+
+@pytest.mark.parametrize("argv", [
+    ["cost", "--results", "{both}", "--model", "llama2-7b", "--gpu", "h100-sxm"],
+    ["groups", "{both}", "--by", "script"],
+    ["worst", "{both_segs}", "-t", "tiktoken/cl100k_base"],
+    ["vocab-plan", "--sweep", "{both_sweep}", "--model", "llama2-7b"]])
+def test_a_table_of_two_corpora_is_never_read_as_one(two, argv, capsys):
+    files, _ = two
+    rc = main([a.format(**files) for a in argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and "not one study" in err and len(err.strip().splitlines()) == 1 and "internal" not in err, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["cost", "--results", "{dup}", "--model", "llama2-7b", "--gpu", "h100-sxm"], ["groups", "{dup}", "--by", "script"]])
+def test_a_language_twice_for_a_tokenizer_is_refused(two, argv, tmp_path, capsys):
+    """The same corpus's rows stacked twice (one signature, so no corpus differs): refused too."""
+    import polars as pl
+
+    files, out = two
+    dup = tmp_path / "dup.parquet"
+    pl.concat([out["a"], out["a"]]).write_parquet(dup)
+    rc = main([a.format(dup=str(dup)) for a in argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and re.search(r"tiktoken/cl100k_base on (en|zh) appears 2 times", err), err
+
+
+def test_the_report_gives_two_corpora_two_sections_and_refuses_a_file_twice(two, tmp_path, capsys):
+    files, _ = two
+    page = tmp_path / "r.html"
+    assert main(["report", files["both"], "--out", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert html.count('id="s1-corpus"') + html.count('class="evidence"') >= 2
+    capsys.readouterr()
+    rc = main(["report", files["a"], "./" + files["a"] if not files["a"].startswith("/") else files["a"],
+               "--out", str(tmp_path / "r2.html")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "appears 2 times" in err and not (tmp_path / "r2.html").exists(), err
+
+
+def test_baseline_ratios_refuse_two_corpora(two):
+    import polars as pl
+
+    from tokstat import TokstatError
+    from tokstat.metrics import versus_baseline
+
+    _, out = two
+    with pytest.raises(TokstatError, match="not one study"):
+        versus_baseline(pl.concat([out["a"], out["b"]]), "tiktoken/cl100k_base")
+
+
+def test_groups_of_a_budget_table_count_languages_not_its_total(tmp_path):
+    from tokstat import budget
+    from tokstat.groups import group_summary
+
+    df = budget("sample-docs", ["tiktoken:cl100k_base"], sample=1.0)
+    g = group_summary(df, "script", value="tokens_per_byte")
+    assert g["n_languages"].sum() == df.filter(df["language"] != "(all)").height
+    assert "(all)" not in ",".join(g["languages"].to_list())

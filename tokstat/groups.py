@@ -235,6 +235,14 @@ def _labels(langs: list[str], by: str, groups: dict[str, str] | None, written: d
     return {lang: language_info(lang)[by] for lang in langs}
 
 
+def _languages_only(df: pl.DataFrame) -> pl.DataFrame:
+    """The rows of languages: a budget table's per-tokenizer total (``(all)``) is not a language, and a
+    group counts languages."""
+    from .budget import TOTAL
+
+    return df.filter(pl.col("language") != TOTAL) if "language" in df.columns else df
+
+
 def group_summary(df: pl.DataFrame, by: str = "family", *, value: str | None = None,
                   groups: dict[str, str] | None = None, pivot: str | None = None) -> pl.DataFrame:
     """One row per (tokenizer, group) of a compare table: ``n_languages``, ``languages``, and the
@@ -246,7 +254,7 @@ def group_summary(df: pl.DataFrame, by: str = "family", *, value: str | None = N
     """
     value = _value(df, value)
     pivot = pivot if pivot is not None else _pivot(df)
-    d = df.filter(pl.col(value).is_not_null())
+    d = _languages_only(df).filter(pl.col(value).is_not_null())
     if pivot is not None and value.startswith("premium"):
         d = d.filter(pl.col("language") != pivot)
     written = ({r["language"]: r["script"] for r in d.select("language", "script").iter_rows(named=True) if r["script"]}
@@ -277,7 +285,7 @@ def lorenz_table(df: pl.DataFrame, *, value: str | None = None) -> pl.DataFrame:
     ``gini``."""
     value = _value(df, value)
     rows = []
-    for (tok,), g in df.filter(pl.col(value).is_not_null()).group_by(["tokenizer"], maintain_order=True):
+    for (tok,), g in _languages_only(df).filter(pl.col(value).is_not_null()).group_by(["tokenizer"], maintain_order=True):
         g = g.sort(value, "language")
         x, y = lorenz(g[value].to_list())
         gi = gini(g[value].to_list())      # 1 − twice the area under the curve: the Gini compare prints

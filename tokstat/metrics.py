@@ -338,6 +338,48 @@ def replicates(value) -> np.ndarray | None:
     return np.asarray(value, dtype=float)
 
 
+def one_study(df: pl.DataFrame, path=None) -> None:
+    """Refuse a results table whose rows are not one study, where pricing, ranking or grouping them
+    together would count a language twice: rows of two corpora (their signatures' ``corpus:``
+    differ), or one tokenizer's language (a cost row: at one vocabulary size; a segments row: one
+    segment) twice — two runs' outputs concatenated, or one file given twice.
+
+    >>> t = pl.DataFrame({"tokenizer": ["a", "a"], "language": ["en", "en"], "tokens": [1, 2]})
+    >>> one_study(t)
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: the rows are not one study: a on en appears 2 times (two runs' tables stacked, or a file given twice?) (fix: ...)
+    """
+    from .errors import TokstatError
+    from .parse import corpus_of
+
+    if "signature" in df.columns:
+        corpora = [c for c in dict.fromkeys(corpus_of(s) for s in df["signature"].drop_nulls().to_list()) if c]
+        if len(corpora) > 1:
+            raise TokstatError(f"the rows are of {len(corpora)} corpora ({', '.join(corpora[:3])}"
+                               f"{', …' if len(corpora) > 3 else ''}): they are not one study", path=path,
+                               fix="pass one run's table per command (the signature column says which corpus each row "
+                                   "is of), or tokstat report, which gives each corpus its own section")
+    key = [k for k in ("tokenizer", "language") if k in df.columns]
+    if len(key) < 2:
+        return
+    if "dollars" in df.columns and "vocab_size" in df.columns:     # a cost table: one row per size priced
+        key.append("vocab_size")
+    if "segment" in df.columns:                                   # a segments table: one row per segment
+        key.append("segment")
+    dup = df.group_by(key).agg(pl.len().alias("_n"), *([pl.col("_file").unique().alias("_files")]
+                                                        if "_file" in df.columns else [])).filter(pl.col("_n") > 1)
+    if dup.height:
+        r = dup.row(0, named=True)
+        files = r.get("_files") or []
+        where = f" (in {' and '.join(files[:2])})" if files else ""
+        GUESS = " (two runs' tables stacked, or a file given twice?)"  # noqa: N806
+        raise TokstatError(f"the rows are not one study: {r['tokenizer']} on {r['language']}"
+                           f"{' at ' + format(r['vocab_size'], ',') if 'vocab_size' in key else ''} appears {r['_n']} "
+                           f"times{where or GUESS}", path=path,
+                           fix="pass one run's table, or each file once; compare every tokenizer in one run")
+
+
 def versus_baseline(df: pl.DataFrame, baseline: str, *, level: float = 0.95) -> pl.DataFrame:
     """``df`` (a compare table) with each tokenizer's tokens relative to ``baseline``'s on the same
     texts of each language: ``vs_baseline`` = tokens / baseline's tokens (a ratio of sums, 0.8 =
@@ -352,6 +394,7 @@ def versus_baseline(df: pl.DataFrame, baseline: str, *, level: float = 0.95) -> 
     >>> versus_baseline(t, "old").select("tokenizer", "vs_baseline").rows()
     [('old', 1.0), ('new', 0.8)]
     """
+    one_study(df)          # two corpora or a language twice: the ratios would pair the wrong texts
     have = df["tokenizer"].unique(maintain_order=True).to_list()
     if baseline not in have:
         from .errors import TokstatError

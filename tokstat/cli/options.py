@@ -23,10 +23,12 @@ def read_results_table(path, what: str):
     types tokstat writes, rates above zero (one error naming the file otherwise)."""
     from ..io import read_table
     from ..metrics import check_rates
+    from ..metrics import one_study
     from ..report.read import check_types
 
     df = check_types(read_table(path, what), path)
     check_rates(df, path)
+    one_study(df, path)         # two corpora, or a language twice for a tokenizer: never priced or grouped as one
     return df
 
 

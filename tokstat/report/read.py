@@ -241,4 +241,8 @@ def sections(results: dict) -> list[Section]:
             if parts:
                 _check_ids(pl.concat([p.with_columns(pl.col("_file").cast(pl.String)) for p in parts]),
                            sec.corpus, " and ".join(k for k in kinds if sec.get(k) is not None))
+        from ..metrics import one_study
+
+        for t in sec.tables.values():
+            one_study(t)      # within a corpus: a language twice for a tokenizer (a file given twice, two runs)
     return list(out.values())

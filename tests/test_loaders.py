@@ -340,6 +340,9 @@ def test_gettext_system_catalogue():
 def test_malformed_po(tmp_path):
     p = tmp_path / "zh.po"
     p.write_text('msgid "a"\nmsgstr "甲"\n\nmsgid "b\nmsgstr\n', encoding="utf-8")
+    with pytest.raises(TokstatError, match=r"zh.po:4: a string is not closed"):    # the open msgid "b
+        load_corpus(p)
+    p.write_text('msgid "a"\nmsgstr "甲"\n\nmsgid "b"\nmsgstr\n', encoding="utf-8")   # closed, but no string
     with pytest.raises(TokstatError, match="malformed gettext catalogue"):
         load_corpus(p)
 

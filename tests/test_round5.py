@@ -225,3 +225,65 @@ def test_groups_of_a_budget_table_count_languages_not_its_total(tmp_path):
     g = group_summary(df, "script", value="tokens_per_byte")
     assert g["n_languages"].sum() == df.filter(df["language"] != "(all)").height
     assert "(all)" not in ",".join(g["languages"].to_list())
+
+
+# ------------------------------------------------------------------------------- undefined, one way
+
+def test_an_unterminated_po_string_is_refused_with_its_line(tmp_path, capsys):
+    """polib reads ``msgstr "打开`` (no closing quote) as a translation; tokstat refuses it, naming the
+    line, for an open msgid, msgstr, plural form and continuation line alike."""
+    head = 'msgid ""\nmsgstr ""\n"Language: zh\\n"\n\n'
+    for bad, line in (('msgid "Open"\nmsgstr "打开\n', 6), ('msgid "Open\nmsgstr "打开"\n', 5),
+                      ('msgid "Open"\nmsgstr ""\n"打开\n', 7), ('msgid "a"\nmsgid_plural "as"\nmsgstr[0] "一\n', 7)):
+        po = tmp_path / "zh.po"
+        po.write_text(head + bad, encoding="utf-8")
+        before = po.read_bytes()
+        rc = main(["corpus", "info", str(po)])
+        err = capsys.readouterr().err
+        assert rc == 2 and f"zh.po:{line}:" in err and "not closed" in err and len(err.strip().splitlines()) == 1, err
+        assert po.read_bytes() == before
+    po.write_text(head + 'msgid "Say \\"hi\\""\nmsgstr "说\\"你好\\""\n', encoding="utf-8")   # escaped quotes: fine
+    assert main(["corpus", "info", str(po)]) == 0, capsys.readouterr().err
+
+
+def test_undefined_is_null_everywhere_and_tokstat_reads_its_own_output(tmp_path, capsys):
+    """A whitespace-only language: WordPiece emits no tokens for it (its rates are null, not 0) and
+    bootstrap draws of empty pivot segments have no characters (their replicates are ``null``, not
+    ``nan``). Both formats of that table are read back by cost and report, which name the row they
+    cannot price."""
+    import polars as pl
+
+    from tok_fixtures import tiny_files
+
+    from tokstat.metrics import PAIRED_BOOT, replicates
+
+    files = tiny_files(tmp_path)
+    corpus = tmp_path / "ws.tsv"
+    corpus.write_text("en\tzh\nthe cat\t \n \t  \nthe\t \n", encoding="utf-8")
+    for ext in ("csv", "parquet"):
+        out = tmp_path / f"r.{ext}"
+        assert main(["compare", str(corpus), "-t", f"wordpiece:{files['wordpiece']}", "-t", "tiktoken:cl100k_base",
+                     "--out", str(out)]) == 0
+        df = pl.read_csv(out) if ext == "csv" else pl.read_parquet(out)
+        wp = df.filter(pl.col("tokenizer").str.starts_with("wordpiece"))
+        zh = wp.filter(pl.col("language") == "zh").row(0, named=True)
+        assert zh["tokens"] == 0 and zh["tokens_per_char"] is None and zh["tokens_per_char_boot"] is None
+        boots = " ".join(x for x in df["tokens_per_char_boot"].to_list() if x)
+        assert "nan" not in boots and "null" in boots      # some draws hold only empty en segments
+        assert all(r is None or len(r) == PAIRED_BOOT for r in map(replicates, df["tokens_per_char_boot"].to_list()))
+        capsys.readouterr()
+        assert main(["cost", "--results", str(out), "--model", "llama2-7b", "--gpu", "h100-sxm"]) == 0
+        err = capsys.readouterr().err
+        assert "wordpiece/wp[lower] on zh: no tokens per character" in err, err
+        assert main(["report", str(out), "--out", str(tmp_path / f"r-{ext}.html")]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", str(SAMPLE), "-t", "tiktoken:cl100k_base", "--out", "{d}/a.csv", "--out", "{d}/b.parquet"],
+    ["cost", "--results", "x.csv", "--model", "llama2-7b", "--model", "llama3-8b", "--gpu", "h100-sxm"],
+    ["compare", str(SAMPLE), "-t", "tiktoken:cl100k_base", "--strip", "--strip"]])
+def test_an_option_of_one_value_given_twice_is_refused(argv, tmp_path, capsys):
+    rc = main([a.format(d=tmp_path) for a in argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and "given more than once" in err and len(err.strip().splitlines()) == 1, err
+    assert not list(tmp_path.iterdir())

@@ -24,7 +24,16 @@ from .langs import resolve
 from .integrity import check_pin
 from .io import check_outputs, write_tables
 from .loaders import load_corpus
-from .metrics import COMPARE_COLUMNS, INFO_COLUMNS, SAMPLE_COLUMNS, paired_tpc_replicates, summarize, versus_baseline
+from .metrics import (
+    COMPARE_COLUMNS,
+    INFO_COLUMNS,
+    SAMPLE_COLUMNS,
+    null_rates_without_tokens,
+    paired_tpc_replicates,
+    replicates_text,
+    summarize,
+    versus_baseline,
+)
 from .progress import Meter
 from .segmenters import segmenter_name, warm
 from .split import Split
@@ -229,6 +238,9 @@ def _warn_nulls(row: dict, st, has_pivot: bool, first: bool) -> None:
     where = f"{row['tokenizer']} on {row['language']}"
     if st.segments == 0:
         warnings.warn(f"{where}: no non-empty segments, so every ratio is null", stacklevel=3)
+        return
+    if row.get("tokens") == 0:
+        warnings.warn(f"{where}: the tokenizer emits no tokens for this text, so its rates are null", stacklevel=3)
         return
     if not st.words_known:
         if first:
@@ -631,7 +643,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
                                  n_boot=0 if join else n_boot, seed=boot_seed, pivot=pivot is not None and not mono))
             reps = None if join or not n_boot else paired_tpc_replicates(st.own_tokens, st.own_chars, seed=boot_seed)
             # space-separated text: the table stays flat (CSV-writable); tokstat reads it back as numbers
-            row["tokens_per_char_boot"] = None if reps is None else " ".join(f"{x:.7g}" for x in reps)
+            row["tokens_per_char_boot"] = replicates_text(reps)
             row["calibration_transfer"] = None
             row.update(dict.fromkeys(SAMPLE_COLUMNS))       # every document counted: no sampling error
             if cal is not None:
@@ -648,6 +660,7 @@ def compare(corpus: str | Corpus, tokenizers: list[str | Adapter], *, pivot: str
             row["roundtrip_rate"] = rt[(a.id, lang)]
             row["signature"] = signature(c, fp, a, segname[lang], join, job.split_of(a) or join_split, scripts.get(lang),
                                          cal["name"] if cal is not None else None)
+            null_rates_without_tokens(row)
             _warn_nulls(row, st, pivot is not None and (not mono or cal is not None), first=a is adapters[0])
             if row["unk_rate"] is not None and row["unk_rate"] > UNRELIABLE_UNK:
                 warnings.warn(f"{a.id} on {lang}: {row['unk_rate']:.1%} of characters are unknown tokens; "

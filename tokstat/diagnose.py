@@ -34,7 +34,7 @@ import polars as pl
 from .adapters import Adapter
 from .corpus import Corpus, Segment
 from .engine.scan import plan_for, run_scan
-from .metrics import bootstrap_premium, paired_tpc_replicates
+from .metrics import bootstrap_premium, null_rates_without_tokens, paired_tpc_replicates, replicates_text
 from .progress import Meter
 
 #: bytes of text in the diagnostic sample, over all languages, in equal shares (about 1,000
@@ -121,7 +121,7 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segmenters, wo
         r.update(tokens_per_char_ci_low=lo, tokens_per_char_ci_high=hi, tokens_per_byte_ci_low=blo,
                  tokens_per_byte_ci_high=bhi)
         reps = paired_tpc_replicates(bt, bc, seed=boot_seed) if n_boot else None
-        r["tokens_per_char_boot"] = None if reps is None else " ".join(f"{x:.7g}" for x in reps)
+        r["tokens_per_char_boot"] = replicates_text(reps)
         mine = parts.get((r["tokenizer"], r["language"]), empty)
         for col, (num, den) in SAMPLED_RATES.items():
             ok = mine.filter(pl.col(den) >= 0) if den == "words" else mine
@@ -137,7 +137,7 @@ def compare_sampled(c: Corpus, adapters: list[Adapter], *, pivot, segmenters, wo
                                         cal_tokens=cal_tokens[r["tokenizer"]].get(r["language"])))
         head, _, version = r["signature"].rpartition("|")
         r["signature"] = f"{head}|diag:sample-{n_sample}-seed{seed}|{version}"
-        out.append(r)
+        out.append(null_rates_without_tokens(r))
     return pl.DataFrame(out, schema=df.schema | {f"{c}_{e}": pl.Float64 for c in SAMPLED_RATES
                                                  for e in ("ci_low", "ci_high")} | {"diag_documents": pl.Int64},
                         infer_schema_length=None).select(df.columns)

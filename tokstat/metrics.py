@@ -198,11 +198,14 @@ def gini(values) -> float | None:
 
 
 def pivot_of(results) -> str | None:
-    """The language every tokenizer's premium is 1 for (compare's pivot), or None."""
+    """The language every tokenizer's premium is 1 for (compare's pivot), or None. A tokenizer
+    without a premium anywhere (it emitted no tokens for the pivot) says nothing either way."""
     import polars as pl
 
     langs = None
     for _, grp in results.group_by("tokenizer", maintain_order=True):
+        if grp["premium"].null_count() == grp.height:
+            continue
         ones = set(grp.filter(pl.col("premium") == 1.0)["language"].to_list())
         langs = ones if langs is None else langs & ones
     return sorted(langs)[0] if langs and len(langs) == 1 else None
@@ -325,17 +328,50 @@ BASELINE_COLUMNS = ["baseline", "vs_baseline", "vs_baseline_ci_low", "vs_baselin
 
 
 def replicates(value) -> np.ndarray | None:
-    """Bootstrap replicates as compare writes them (space-separated text) or as a list of numbers
-    (a table read back).
+    """Bootstrap replicates as compare writes them (space-separated text, :func:`replicates_text`;
+    ``null`` for a replicate without a value) or as a list of numbers (a table read back), with NaN
+    where a replicate has no value.
 
-    >>> replicates("0.5 0.25").tolist(), replicates(None), replicates(" ")
-    ([0.5, 0.25], None, None)
+    >>> replicates("0.5 null 0.25").tolist(), replicates(None), replicates(" "), replicates([0.5, None]).tolist()
+    ([0.5, nan, 0.25], None, None, [0.5, nan])
     """
     if value is None:
         return None
     if isinstance(value, str):
-        return np.array([float(x) for x in value.split()], dtype=float) if value.strip() else None
-    return np.asarray(value, dtype=float)
+        return (np.array([math.nan if x in ("null", "nan") else float(x) for x in value.split()], dtype=float)
+                if value.strip() else None)
+    return np.array([math.nan if x is None else x for x in value], dtype=float)
+
+
+def replicates_text(reps) -> str | None:
+    """Replicates as compare writes them: space-separated numbers, ``null`` for one without a value
+    (a draw with no characters), the one spelling of "undefined" of every tokstat table.
+
+    >>> replicates_text(np.array([0.5, np.nan, 1 / 3])), replicates_text(None)
+    ('0.5 null 0.3333333', None)
+    """
+    if reps is None:
+        return None
+    return " ".join("null" if not math.isfinite(x) else f"{x:.7g}" for x in reps)
+
+
+def null_rates_without_tokens(row: dict) -> dict:
+    """A language with no tokens has null rates of tokens, never 0 (what :func:`check_rates` reads
+    back): its tokenizer emitted nothing for the text, so no rate says what it costs. Its bootstrap
+    replicates (``tokens_per_char_boot``) are null with them.
+
+    >>> null_rates_without_tokens({"tokens": 0, "chars": 3, "tokens_per_char": 0.0, "premium": 0.0})["tokens_per_char"]
+    """
+    if row.get("tokens") == 0 and (row.get("chars") or 0) > 0:
+        for col in POSITIVE_RATES:
+            if col in row:
+                row[col] = None
+                for end in ("_ci_low", "_ci_high"):
+                    if col + end in row:
+                        row[col + end] = None
+        if "tokens_per_char_boot" in row:
+            row["tokens_per_char_boot"] = None
+    return row
 
 
 def one_study(df: pl.DataFrame, path=None) -> None:

@@ -211,6 +211,19 @@ class Command(click.Command):
     starts with every file or folder its options name: no output may replace one of them, nor
     anything the run opens later."""
 
+    def parse_args(self, ctx, args):
+        """An option that takes one value given twice (``--out a.csv --out b.parquet``) is an error
+        naming it: click would keep the last and drop the other silently."""
+        opts, _, order = self.make_parser(ctx).parse_args(args=list(args))
+        seen = set()
+        for prm in order:
+            if isinstance(prm, click.Option) and not prm.multiple and not prm.count:
+                if prm.name in seen:
+                    raise click.UsageError(f"{prm.opts[0]} is given more than once; only one "
+                                           "would count (pass it once)", ctx=ctx)
+                seen.add(prm.name)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx):
         from .. import ranges
         from ..io import note_input, run_scope

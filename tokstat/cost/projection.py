@@ -163,14 +163,16 @@ def volume_tokens(results: pl.DataFrame, model: ModelConfig, *, train_chars=None
         raise TokstatError("the results have no pivot language (premium 1 for every tokenizer)",
                            fix="compare with --pivot LANG, or give the text itself: --train-chars 1e12")
     names = list(dict.fromkeys(results["tokenizer"].to_list()))
-    reference = reference or names[0]
+    with_pivot = results.filter((pl.col("language") == pivot) & (pl.col("tokens_per_char") > 0))["tokenizer"].to_list()
+    reference = reference or next((n for n in names if n in with_pivot), names[0])
     if reference not in names:
         raise TokstatError(f"reference tokenizer {reference!r} is not in the results", fix=f"use one of {', '.join(names)}")
     ref_tpc = results.filter((pl.col("tokenizer") == reference) & (pl.col("language") == pivot))["tokens_per_char"][0]
     if ref_tpc is None or not ref_tpc > 0:
-        raise TokstatError(f"{reference} has no tokens per character on the pivot {pivot} in the results (an empty cell), so "
-                           "a number of pivot tokens cannot be turned into text", fix="pass the results as tokstat wrote "
-                           "them, or give the text itself: --train-chars 1e12")
+        raise TokstatError(f"{reference} has no tokens per character on the pivot {pivot} in the results (no tokens, or "
+                           "an empty cell), so a number of pivot tokens cannot be turned into text",
+                           fix=f"pass --reference with one of {', '.join(with_pivot)}" if with_pivot else
+                           "give the text itself: --train-chars 1e12")
     pivot_chars = train_tokens / ref_tpc
     return ((lambda tpc, tpb, prem, piv: pivot_chars * piv * (1.0 if prem is None else prem)),
             f"{budget} of {pivot} text as {reference} counts it ({pivot_chars:.3g} {pivot} characters), "
@@ -338,6 +340,12 @@ def _project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1
         piv_tpc = by[pivot]["tokens_per_char"] if pivot in by else None
         todo = [(r["language"], r["tokens_per_char"], r.get("tokens_per_byte"), r["premium"], r.get("unk_rate"),
                  r.get("roundtrip_rate")) for r in langs if r["tokens_per_char"]]
+        unpriced = [r["language"] for r in langs if not r["tokens_per_char"]]
+        if unpriced:
+            import warnings
+
+            warnings.warn(f"{langs[0]['tokenizer']} on {', '.join(unpriced)}: no tokens per character (it emitted no "
+                          "tokens for the text), so not priced", stacklevel=2)
         mix_line = None
         if mix:
             missing = set(mix.shares) - set(by)

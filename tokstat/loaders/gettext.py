@@ -7,6 +7,8 @@ entries are skipped; plural entries use the singular ``msgid`` and ``msgstr[0]``
 
 from __future__ import annotations
 
+import re
+
 import struct
 from pathlib import Path
 
@@ -80,10 +82,45 @@ def check_mo(path: Path) -> None:
                                    f"the file ({len(data)} bytes)", path=path, fix=fix)
 
 
+_KEYWORD = re.compile(r'^\s*(?:#~\s*)?(?:msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\s+(".*)$')
+_CONT = re.compile(r'^\s*(?:#~\s*)?(".*)$')
+
+
+def _closed(s: str) -> bool:
+    """Whether the quoted string ``s`` (from its opening quote) ends with an unescaped closing quote
+    and nothing after it but spaces."""
+    s = s.rstrip()
+    if len(s) < 2 or not s.endswith('"'):
+        return False
+    k, i = 0, len(s) - 2
+    while i >= 1 and s[i] == "\\":
+        k, i = k + 1, i - 1
+    return k % 2 == 0
+
+
+def check_po_strings(path: Path) -> None:
+    """Every string of a .po file is closed on its line: polib reads ``msgstr "打开`` (no closing
+    quote) as ``打``, a translation that is not the file's. An unterminated one is an error naming its
+    line.
+
+    >>> _closed('"ok"'), _closed('"open'), _closed(r'"ends in a quote \\"'), _closed(r'"an escaped \\\\"')
+    (True, False, False, True)
+    """
+    from .textio import read_lines
+
+    for no, line in read_lines(path):
+        m = _KEYWORD.match(line) or (_CONT.match(line) if line.lstrip().startswith('"') else None)
+        if m and not _closed(m.group(1)):
+            raise TokstatError("a string is not closed (no ending quote on its line)", path=path, line=no,
+                               fix='end the string with " on the same line (continue it on the next line in quotes)')
+
+
 def read_catalogue(path: Path) -> polib._BaseFile:
     regular_file(path, "corpus file")   # a FIFO or a device would be read forever
     if path.suffix.lower() == ".mo":
         check_mo(path)
+    else:
+        check_po_strings(path)
     try:
         return polib.mofile(str(path)) if path.suffix.lower() == ".mo" else polib.pofile(str(path))
     except (OSError, ValueError, UnicodeDecodeError, struct.error, IndexError) as e:

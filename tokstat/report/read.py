@@ -50,7 +50,10 @@ def check_types(df: pl.DataFrame, path) -> pl.DataFrame:
         if c in LIST_COLUMNS:
             if t == pl.String:
                 try:
-                    df = df.with_columns(pl.col(c).str.split(" ").list.eval(pl.element().cast(pl.Float64)))
+                    # "null" (a replicate without a value, metrics.replicates_text) reads back as a null
+                    df = df.with_columns(pl.col(c).str.strip_chars().str.split(" ").list.eval(
+                        pl.when(pl.element().is_in(["null", "nan"])).then(None).otherwise(pl.element())
+                        .cast(pl.Float64)))
                 except pl.exceptions.PolarsError:
                     raise TokstatError(f"column {c} holds text that is not space-separated numbers", path=path,
                                        fix="pass the table as tokstat wrote it") from None

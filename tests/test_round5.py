@@ -287,3 +287,183 @@ def test_an_option_of_one_value_given_twice_is_refused(argv, tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "given more than once" in err and len(err.strip().splitlines()) == 1, err
     assert not list(tmp_path.iterdir())
+
+
+# ------------------------------------------------------------------------------- internal errors (E)
+
+def _one_line(rc, err, *needles):
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "internal" not in err, err
+    for n in needles:
+        assert n in err, (n, err)
+
+
+@pytest.fixture(scope="module")
+def bad_shards(tmp_path_factory):
+    """Shard folders whose second shard lacks a column the first has: the language, or the text
+    column spelled ``Text``; and its JSONL twin."""
+    import polars as pl
+
+    d = tmp_path_factory.mktemp("shards")
+    out = {}
+    for name, second in (("nolang", {"text": ["hi there"] * 5}),
+                         ("Text", {"Text": ["hi there"] * 5, "language": ["en"] * 5})):
+        f = d / name
+        f.mkdir()
+        pl.DataFrame({"text": ["hello world"] * 5, "language": ["en"] * 5}).write_parquet(f / "s0.parquet")
+        pl.DataFrame(second).write_parquet(f / "s1.parquet")
+        out[name] = f
+        j = d / f"{name}-jsonl"
+        j.mkdir()
+        (j / "s0.jsonl").write_text('{"text": "hello world", "language": "en"}\n' * 5, encoding="utf-8")
+        (j / "s1.jsonl").write_text(json.dumps({k: v[0] for k, v in second.items()}) + "\n", encoding="utf-8")
+        out[name + "-jsonl"] = j
+    return out
+
+
+@pytest.mark.parametrize("layout,column", [("nolang", "no language column 'language'"), ("Text", "no text column 'text'"),
+                                           ("nolang-jsonl", "no language column"), ("Text-jsonl", "no text column")])
+@pytest.mark.parametrize("argv", [["corpus", "info"], ["compare", "-t", "tiktoken:cl100k_base"],
+                                  ["budget", "-t", "tiktoken:cl100k_base"],
+                                  ["budget", "-t", "tiktoken:cl100k_base", "--exact", "--workers", "2"]])
+def test_a_shard_without_a_column_the_first_has_is_named(bad_shards, layout, column, argv, capsys):
+    d = bad_shards[layout]
+    rc = main([argv[0], *argv[1:2], str(d), *argv[2:]] if argv[0] == "corpus" else [argv[0], str(d), *argv[1:]])
+    _one_line(rc, capsys.readouterr().err, "s1.", column)
+
+
+def test_a_renamed_text_column_gets_the_rename_as_its_fix(bad_shards, capsys):
+    rc = main(["corpus", "info", str(bad_shards["Text"])])
+    _one_line(rc, capsys.readouterr().err, "rename 'Text' to 'text'")
+
+
+@pytest.fixture()
+def ms_folder(tmp_path):
+    d = tmp_path / "ms"
+    d.mkdir()
+    (d / "english_morph_data.csv").write_text(",full_word,pt1,rest\n0,cats,cat,s\n1,dogs,dog,s\n", encoding="utf-8")
+    return d
+
+
+@pytest.mark.parametrize("body,needle", [
+    (b",full_word,pt1,rest\n0,ev,e,v\n1," + b"a" * 200_000 + b",a,b\n", "turkish_morph_data.csv:3: not a CSV row"),
+    (b",full_word,pt1,rest\n0,ev,e,v\n1," + b"a" * 2_000 + b",a,b\n", "turkish_morph_data.csv:3: full_word has 2,000"),
+    (b",full_word,pt1,rest\n0,ev,e,v\n1,d\xffe,d,e\n", "turkish_morph_data.csv:3: invalid UTF-8"),
+    (b",full_word,pt1,rest\n0,ev,e,v\n1,e\x00v,e,v\n", "turkish_morph_data.csv:3:")])
+def test_a_damaged_morphscore_file_is_one_line_with_its_row(ms_folder, body, needle, capsys):
+    (ms_folder / "turkish_morph_data.csv").write_bytes(body)
+    before = {p.name: p.read_bytes() for p in ms_folder.iterdir()}
+    rc = main(["morphscore", "-t", "tiktoken:cl100k_base", "--data", str(ms_folder), "--out", str(ms_folder / "r.csv")])
+    _one_line(rc, capsys.readouterr().err, needle)
+    assert {p.name: p.read_bytes() for p in ms_folder.iterdir()} == before
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["sweep", str(SAMPLE), "--algo", "bpe", "--sizes", "300,4000000000"], "4,000,000,000 is above the largest"),
+    (["compare", str(SAMPLE), "-t", "train:bpe:4000000000"], "train:bpe:4000000000: a vocabulary size"),
+    (["train", str(SAMPLE), "--algo", "bpe", "--vocab-size", "4000000000", "--out", "{d}/t"], "--vocab-size must be"),
+    (["extend", "tiktoken:cl100k_base", "--corpus", str(SAMPLE), "--languages", "zh", "--add", "4000000000",
+      "--out", "{d}/x"], "--add"),
+    (["vocab-plan", "--corpus", str(SAMPLE), "--sizes", "400,800,1600,20000000", "--model", "llama2-7b"],
+     "above the largest"),
+    (["compare", str(SAMPLE), "-t", "train:bpe:300?seed=-1"], "train:bpe:300: split seed -1"),
+    (["compare", str(SAMPLE), "-t", "train:bpe:300?seed=4294967296"], "split seed 4294967296")])
+def test_a_trained_size_or_seed_beyond_its_range_is_one_line(argv, needle, tmp_path, capsys):
+    rc = main([a.format(d=tmp_path) for a in argv])
+    _one_line(rc, capsys.readouterr().err, needle)
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_python_api_bounds_trained_sizes_too():
+    from tokstat import TokstatError, sweep, train
+
+    with pytest.raises(TokstatError, match="above the largest"):
+        sweep(str(SAMPLE), "bpe", [300, 4_000_000_000], progress=False)
+    with pytest.raises(TokstatError, match="vocabulary size must be in"):
+        train(str(SAMPLE), "bpe", 4_000_000_000)
+
+
+# ------------------------------------------------------------------------------------ links (F)
+
+@pytest.mark.parametrize("link,needle", [("nowhere.csv", "a symbolic link to a file that does not exist (nowhere.csv)"),
+                                         ("turkish_morph_data.csv", "a symbolic link that loops")])
+def test_a_broken_link_in_the_data_folder_is_named(ms_folder, link, needle, capsys):
+    import os
+
+    os.symlink(link, ms_folder / "turkish_morph_data.csv")
+    rc = main(["morphscore", "-t", "tiktoken:cl100k_base", "--data", str(ms_folder)])
+    _one_line(rc, capsys.readouterr().err, "turkish_morph_data.csv", needle)
+    # a link the run is not asked to read is left alone, and never written through
+    assert main(["morphscore", "-t", "tiktoken:cl100k_base", "--data", str(ms_folder), "--languages", "eng"]) == 0
+    capsys.readouterr()
+    rc = main(["morphscore", "-t", "tiktoken:cl100k_base", "--data", str(ms_folder), "--languages", "eng",
+               "--out", str(ms_folder / "turkish_morph_data.csv")])
+    _one_line(rc, capsys.readouterr().err, "--out exists")
+    assert not (ms_folder / "nowhere.csv").exists()
+
+
+@pytest.mark.parametrize("layout", ["textdir", "shards"])
+@pytest.mark.parametrize("link,needle", [("nowhere", "does not exist"), ("self", "loops")])
+def test_a_broken_link_in_a_corpus_folder_is_named(tmp_path, layout, link, needle, capsys):
+    import os
+
+    import polars as pl
+
+    if layout == "textdir":
+        (tmp_path / "en.txt").write_text("hello\n", encoding="utf-8")
+        (tmp_path / "zh.txt").write_text("你好\n", encoding="utf-8")
+        bad = tmp_path / "fr.txt"
+    else:
+        for lang, t in (("en", "hello"), ("zh", "你好")):
+            (tmp_path / lang).mkdir()
+            pl.DataFrame({"text": [t] * 3}).write_parquet(tmp_path / lang / "s0.parquet")
+        bad = tmp_path / "zh" / "s1.parquet"
+    os.symlink(bad.name if link == "self" else "nowhere", bad)
+    for argv in (["corpus", "info", str(tmp_path)], ["compare", str(tmp_path), "-t", "tiktoken:cl100k_base"]):
+        rc = main(argv)
+        _one_line(rc, capsys.readouterr().err, bad.name, needle)
+
+
+# ---------------------------------------------------------------------------------------- minor (H)
+
+def test_a_dictionary_encoded_text_column_is_read_by_every_pass(tmp_path):
+    """Budget's columnar pass reads Arrow dictionary-encoded text as compare does: the same tokens."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tokstat import budget, compare
+
+    texts = ["hello world", "你好，世界", "hello world", "the cat sat"] * 40
+    langs = ["en", "zh", "en", "en"] * 40
+    pq.write_table(pa.table({"text": pa.array(texts).dictionary_encode(), "language": langs}), tmp_path / "d.parquet")
+    cmp = compare(str(tmp_path / "d.parquet"), ["tiktoken:cl100k_base"], n_boot=0)
+    for exact in (False, True):
+        b = budget(str(tmp_path / "d.parquet"), ["tiktoken:cl100k_base"], exact=exact, sample=1.0)
+        got = {r["language"]: r["tokens"] for r in b.iter_rows(named=True) if r["language"] != "(all)"}
+        assert got == dict(zip(cmp["language"], cmp["tokens"]))
+
+
+def test_one_morphscore_language_in_two_files_or_twice_in_languages_is_refused(ms_folder, capsys):
+    import shutil
+
+    rc = main(["morphscore", "-t", "tiktoken:cl100k_base", "--data", str(ms_folder), "--languages", "eng,english"])
+    _one_line(rc, capsys.readouterr().err, "--languages names eng 2 times")
+    shutil.copy(ms_folder / "english_morph_data.csv", ms_folder / "ENGLISH_morph_data.csv")
+    rc = main(["morphscore", "-t", "tiktoken:cl100k_base", "--data", str(ms_folder)])
+    _one_line(rc, capsys.readouterr().err, "ENGLISH_morph_data.csv and english_morph_data.csv are both english")
+
+
+def test_fit_estimator_says_when_it_fits_a_lossy_tokenizer_and_fits_one(tmp_path):
+    from tok_fixtures import tiny_files
+
+    from tokstat import TokstatError
+    from tokstat.estimator import fit_estimator
+    from tokstat.loaders import load_corpus
+
+    c = load_corpus(str(SAMPLE))
+    wp = f"wordpiece:{tiny_files(tmp_path)['wordpiece']}"     # ten tokens: most text is [UNK]
+    with pytest.warns(UserWarning, match="loses text .*the estimator fits the counts of its lossy encoding"):
+        m = fit_estimator(c, wp)
+    assert set(m["lossy"]) == {"en", "zh"} and all(0 <= v < 1 for v in m["lossy"].values())
+    assert fit_estimator(c, "tiktoken:cl100k_base")["lossy"] == {}
+    with pytest.raises(TokstatError, match="one tokenizer's counts, not 2"):
+        fit_estimator(c, ["tiktoken:cl100k_base", "tiktoken:o200k_base"])

@@ -170,6 +170,30 @@ def _script_weights(per_lang: dict[str, dict], chars: dict[str, Counter]) -> tup
     return out, float(np.median([lw["intercept"] for lw in per_lang.values()])) if per_lang else 0.0
 
 
+def lossy_languages(a: Adapter, docs: list[tuple[str, str, bool]], n: int = 50) -> dict[str, float]:
+    """The languages whose first ``n`` documents the tokenizer does not all give back (``decode(encode(t))
+    != t``: unknown tokens, a lossy normaliser, dropped whitespace), with the share it does give back;
+    empty for a lossless tokenizer (or one without a decoder)."""
+    first: dict[str, list[str]] = {}
+    for lang, t, _ in docs:
+        if len(first.setdefault(lang, [])) < n and t.strip():
+            first[lang].append(t)
+    flat = [t for ts in first.values() for t in ts]
+    if not flat:
+        return {}
+    ids = a.encode_batch(flat)
+    out, k = {}, 0
+    try:
+        for lang, ts in first.items():
+            ok = sum(a.decode(i) == t for i, t in zip(ids[k:k + len(ts)], ts)) / len(ts)
+            k += len(ts)
+            if ok < 1:
+                out[lang] = ok
+    except NotImplementedError:
+        return {}
+    return dict(sorted(out.items()))
+
+
 def fit_estimator(corpus: Corpus, tokenizer: str | Adapter, *, heldout: float = 0.2, seed: int = 0,
                   folds: int = FOLDS) -> dict:
     """Fit per-language and per-script weights of ``tokenizer`` on the train split of ``corpus``
@@ -181,6 +205,11 @@ def fit_estimator(corpus: Corpus, tokenizer: str | Adapter, *, heldout: float = 
 
     from .compare import resolve_tokenizers
 
+    if isinstance(tokenizer, (list, tuple)):
+        if len(tokenizer) != 1:
+            raise TokstatError(f"an estimator fits one tokenizer's counts, not {len(tokenizer)} tokenizers'",
+                               fix="fit one estimator per tokenizer (one run each)")
+        tokenizer = tokenizer[0]
     a = resolve_tokenizers([tokenizer], corpus)[0]      # train: specs are trained on the corpus's train split
     split = Split(heldout, seed)
     docs: list[tuple[str, str, bool]] = []          # (language, text, held out)
@@ -193,6 +222,13 @@ def fit_estimator(corpus: Corpus, tokenizer: str | Adapter, *, heldout: float = 
     if n_train < 20 or len(docs) - n_train < 5:
         raise TokstatError(f"{corpus.name}: {n_train} training and {len(docs) - n_train} held-out documents; the fit "
                            "needs at least 20 and 5", fix="use a larger corpus, or a larger --heldout")
+    lossy = lossy_languages(a, docs)
+    if lossy:
+        import warnings
+
+        warnings.warn(f"{a.id} loses text ({', '.join(f'{k}: {v:.0%} of sampled texts decode back' for k, v in lossy.items())}): "
+                      "the estimator fits the counts of its lossy encoding (the model records it under 'lossy')",
+                      stacklevel=2)
     y_all = np.concatenate([a.token_counts([t for _, t, _ in docs[k:k + 512]]) for k in range(0, len(docs), 512)]).astype(float)
     counts = [script_counts(t) for _, t, _ in docs]
     lang_of = np.array([d[0] for d in docs])
@@ -229,7 +265,8 @@ def fit_estimator(corpus: Corpus, tokenizer: str | Adapter, *, heldout: float = 
                            "method": "non-negative least squares per language" + (
                                " with an intercept per document" if use_b else "")
                            + "; per script, the median of the languages' weights"},
-             "tokstat": __version__, "purpose": "estimates, not billing: count with the tokenizer for exact numbers"}
+             "tokstat": __version__, "purpose": "estimates, not billing: count with the tokenizer for exact numbers",
+             "lossy": lossy}
     te = ~tr
     # languages left out: each group's held-out documents estimated from the other groups' script weights
     order = np.random.default_rng(seed + 1).permutation(len(langs))

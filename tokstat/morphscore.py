@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .adapters import Adapter, load_tokenizer
 from .errors import TokstatError
-from .io import read_input
+from .io import read_input, regular_file
 
 #: the data's file stem -> ISO 639-3 (MorphScore's Kurdish is Kurmanji, in Latin script)
 LANGUAGES = {"armenian": "hye", "basque": "eus", "bulgarian": "bul", "cebuano": "ceb", "english": "eng",
@@ -57,8 +57,26 @@ def default_dir() -> Path | None:
 
 def read_items(path: Path) -> list[tuple[str, str, str, int]]:
     """``(word, first part, rest, line)`` of one ``*_morph_data.csv`` (columns ``full_word``, ``pt1``, ``rest``)."""
-    text = read_input(path, "MorphScore file").decode("utf-8-sig", errors="strict") if path.exists() else ""
+    regular_file(path, "MorphScore file")    # a dangling or looping link, a folder: named, with the fix
+    data = read_input(path, "MorphScore file")
+    try:
+        text = data.decode("utf-8-sig", errors="strict")
+    except UnicodeDecodeError as e:
+        raise TokstatError(f"invalid UTF-8 (byte {data[e.start]:#04x})", path=path, line=data.count(b"\n", 0, e.start) + 1,
+                           fix="save the file as UTF-8") from None
     rows = csv.reader(text.splitlines())
+    try:
+        return _items(rows, path)
+    except csv.Error as e:     # a field over csv's limit (131,072 characters), a NUL byte: not a word
+        raise TokstatError(f"not a CSV row of words ({e})", path=path, line=rows.line_num,
+                           fix=f"a MorphScore item is one word of at most {MAX_WORD:,} characters; fix the row") from None
+
+
+#: the longest word an item may hold (characters): longer is not a word but a damaged row
+MAX_WORD = 1000
+
+
+def _items(rows, path: Path) -> list[tuple[str, str, str, int]]:
     head = next(rows, None)
     if head is None or not {"full_word", "pt1", "rest"} <= set(head):
         raise TokstatError(f"not a MorphScore file: the header is {head}", path=path,
@@ -71,7 +89,16 @@ def read_items(path: Path) -> list[tuple[str, str, str, int]]:
         if len(r) != len(head):
             raise TokstatError(f"row has {len(r)} fields, expected {len(head)}", path=path, line=no,
                                fix="quote fields that hold commas")
-        out.append((r[k["full_word"]], r[k["pt1"]], r[k["rest"]], no))
+        w = r[k["full_word"]]
+        if len(w) > MAX_WORD:
+            raise TokstatError(f"full_word has {len(w):,} characters: not a word", path=path, line=no,
+                               fix=f"a MorphScore item is one word of at most {MAX_WORD:,} characters; fix the row")
+        for c in ("full_word", "pt1", "rest"):
+            bad = next((ch for ch in r[k[c]] if ord(ch) < 32 or 127 <= ord(ch) < 160), None)
+            if bad is not None:
+                raise TokstatError(f"{c} holds the control character U+{ord(bad):04X}: not part of a word", path=path,
+                                   line=no, fix="remove it from the row")
+        out.append((w, r[k["pt1"]], r[k["rest"]], no))
     return out
 
 
@@ -114,14 +141,25 @@ def morphscore(tokenizers: list[str | Adapter], data: str | os.PathLike | None =
     if unknown:
         raise TokstatError(f"no ISO 639-3 code known for {unknown[0]}", path=d / unknown[0],
                            fix=f"name files by one of {', '.join(sorted(LANGUAGES))}")
+    have: dict[str, Path] = {}
+    for f in files:         # english_ and ENGLISH_morph_data.csv: one language in two files
+        name = f.name[: -len("_morph_data.csv")].lower()
+        if name in have:
+            raise TokstatError(f"{have[name].name} and {f.name} are both {name} ({LANGUAGES[name]})", path=d,
+                               fix="keep one file per language in the folder")
+        have[name] = f
     if languages:
-        have = {f.name[: -len("_morph_data.csv")].lower(): f for f in files}
         codes = {LANGUAGES[n]: n for n in have}
         missing = [x for x in languages if x not in codes and x.lower() not in have]
         if missing:
             raise TokstatError(f"{', '.join(missing)} not in the data ({', '.join(sorted(codes))})", path=d,
                                fix="use the ISO 639-3 codes of the data's files, e.g. --languages eng,tur")
-        files = [have[codes.get(x, x.lower())] for x in languages]
+        names = [codes.get(x, x.lower()) for x in languages]
+        twice = [x for x, n in zip(languages, names) if names.count(n) > 1]
+        if twice:
+            raise TokstatError(f"--languages names {LANGUAGES[codes.get(twice[0], twice[0].lower())]} "
+                               f"{len(twice)} times ({', '.join(twice)})", fix="name each language once")
+        files = [have[n] for n in names]
     adapters = [t if isinstance(t, Adapter) else load_tokenizer(t) for t in tokenizers]
     rows = []
     for f in files:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from .errors import TokstatError
+from .ranges import VOCAB
 
 
 def sizes(value: str | list[int], option: str = "--sizes") -> list[int]:
@@ -30,6 +31,9 @@ def sizes(value: str | list[int], option: str = "--sizes") -> list[int]:
                                fix=f"write whole numbers, e.g. {option} 4000,8000,16000") from None
         if n < 1:
             raise TokstatError(f"bad {option} {value!r}: {n} is not positive", fix=f"e.g. {option} 4000,8000,16000")
+        if n > VOCAB.hi:
+            raise TokstatError(f"bad {option} {value!r}: {n:,} is above the largest vocabulary tokstat trains "
+                               f"({VOCAB.hi:,})", fix=f"e.g. {option} 4000,8000,16000")
         out.append(n)
     if not out:
         raise TokstatError(f"no vocabulary sizes in {option}", fix=f"e.g. {option} 4000,8000,16000")

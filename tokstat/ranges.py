@@ -62,6 +62,10 @@ COUNT = Range(1, 10**9)
 POSITIVE = Range(0, INF, open_lo=True)
 SHARE = Range(0, 1, open_lo=True)
 WIDTH = Range(1, 10**7)
+#: the largest vocabulary tokstat trains or prices (10 million; the largest published ones hold about
+#: 1 million): the trainer reserves about 70 bytes per requested entry before it starts, so
+#: ``train:bpe:4000000000`` would ask for 283 GB and abort the process
+VOCAB = Range(2, 10**7)
 
 #: option -> its range (one meaning per option name, in every command that has it)
 RANGES: dict[str, Range] = {
@@ -71,7 +75,7 @@ RANGES: dict[str, Range] = {
     "--workers": Range(1, 4096), "--max-chars": COUNT, "--max-segments": COUNT, "-n": COUNT,
     # corpora and training
     "--sample-bytes": POSITIVE, "--heldout": Range(0, 1, open_lo=True, open_hi=True),
-    "--vocab-size": Range(2, 10**8), "--adapt-bytes": Range(0, 1e18),
+    "--vocab-size": VOCAB, "--adapt-bytes": Range(0, 1e18),
     # model shape
     "--d-model": WIDTH, "--layers": WIDTH, "--heads": WIDTH, "--kv-heads": WIDTH, "--d-ff": WIDTH,
     "--head-dim": WIDTH, "--context": Range(1, 10**9), "--seq-len": Range(1, 10**9),
@@ -91,6 +95,20 @@ RANGES: dict[str, Range] = {
     # thresholds
     "--max-unk": Range(0, 1), "--max-premium": Range(1, 1e9, says="a finite number of at least 1"),
 }
+
+
+def check_vocab(size: int, where: str) -> None:
+    """A vocabulary size to train (``--sizes``, ``--add``, ``train:ALGO:SIZE``) within :data:`VOCAB`.
+
+    >>> check_vocab(4_000_000_000, "train:bpe:4000000000")
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: train:bpe:4000000000: a vocabulary size must be in [2, 10,000,000], got 4,000,000,000 (fix: ...)
+    """
+    if not VOCAB.admits(size):
+        raise TokstatError(f"{where}: a vocabulary size must be {VOCAB.describe()}, got {size:,}",
+                           fix=f"train at most {_num(VOCAB.hi)} tokens" if size > VOCAB.hi else
+                           f"train at least {_num(VOCAB.lo)} tokens")
 
 
 def check(option: str, value) -> None:

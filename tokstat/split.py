@@ -50,6 +50,10 @@ class Split:
             raise TokstatError(f"held-out fraction {self.fraction:g} is not in (0, 1)", fix="e.g. --heldout 0.1")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise TokstatError(f"split seed {self.seed!r} is not an integer", fix="e.g. --seed 0")
+        from .ranges import SEED
+
+        if not SEED.admits(self.seed):      # ?seed=-1 in a spec, as --seed -1 on the command line
+            raise TokstatError(f"split seed {self.seed} is not {SEED.describe()}", fix="e.g. seed=0")
 
     def is_heldout(self, segment_id: str) -> bool:
         return is_heldout(segment_id, self.fraction, self.seed)

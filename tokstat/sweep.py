@@ -22,6 +22,7 @@ from tokenizers import Tokenizer, models
 from .compare import compare
 from .engine.job import MAX_CHARS
 from .mix import parse as parse_mix
+from .parse import sizes as parse_sizes
 from .corpus import Corpus
 from .errors import TokstatError
 from .io import figure_bytes, write_bytes
@@ -131,9 +132,9 @@ def sweep(corpus: str | Corpus, algo: str, sizes: list[int], *, languages: list[
     c = corpus if isinstance(corpus, Corpus) else load_corpus(corpus)
     if languages:
         c = c.select(languages)
-    sizes = sorted(set(int(s) for s in sizes))
-    if not sizes or sizes[0] < 1:
+    if not sizes:
         raise TokstatError("no vocabulary sizes", fix="pass --sizes 4000,8000,16000")
+    sizes = parse_sizes(list(sizes))      # whole, positive, at most ranges.VOCAB, before any training
     adapters = []
     # the word segmenter's dictionary loads while the (GIL-free) trainer runs
     warm = threading.Thread(target=lambda: jieba_words("预热"), daemon=True)

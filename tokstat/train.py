@@ -23,6 +23,7 @@ from .adapters.base import Adapter
 from .adapters.hf import HFAdapter
 from .adapters.spm import SPMAdapter
 from .errors import TokstatError
+from .ranges import check_vocab
 from .io import write_files
 from ._version import __version__
 from .mix import Mix
@@ -428,6 +429,7 @@ def train(corpus, algo: str, vocab_size: int, *, languages: list[str] | None = N
         raise TokstatError(f"unknown training algorithm {algo!r}", fix=f"use one of {', '.join(ALGOS)}")
     if vocab_size < 1:
         raise TokstatError("vocabulary size must be positive", fix="e.g. --vocab-size 32000")
+    check_vocab(vocab_size, f"train:{algo}:{vocab_size}")
     kept = [] if keep_heldout else None
     if algo == "parity-bpe" and (mix is not None or sample_bytes):
         raise TokstatError("parity-aware BPE balances the languages itself: --mix and --sample-bytes do not apply",
@@ -523,5 +525,8 @@ def parse_train_spec(target: str, opts: dict[str, str]) -> tuple[str, int, Split
         split = Split(float(opts.get("heldout", HELDOUT)), int(opts.get("seed", 0)))
     except ValueError:
         raise TokstatError(f"bad ?heldout= or ?seed= in train:{target}", fix="e.g. train:bpe:8000?heldout=0.1&seed=0") from None
+    except TokstatError as e:       # ?seed=-1, ?heldout=1: name the spec
+        raise TokstatError(f"train:{target}: {e.message}", fix="e.g. train:bpe:8000?heldout=0.1&seed=0") from None
     pre = check_pretokenizer(opts["pre"]) if "pre" in opts else None
+    check_vocab(int(size), f"train:{target}")
     return algo, int(size), split, parity, pre

@@ -462,6 +462,14 @@ def _rowgroups(pf, groups: list[int], cl: Cluster, plan: Plan, li: dict, cache: 
     return texts, np.array([li.get(c, -1) for c in codes], dtype=np.int64)[row]
 
 
+def _is_text(t) -> bool:
+    """Whether an Arrow type holds text (string, large string or string view)."""
+    import pyarrow as pa
+
+    return (pa.types.is_string(t) or pa.types.is_large_string(t)
+            or getattr(pa.types, "is_string_view", lambda _: False)(t))
+
+
 def _read_groups(pf, groups: list[int], cl: Cluster, text_col: str, lang_col: str | None):
     """Row groups ``groups`` of ``pf`` read in one call: the texts (one Arrow buffer, checked to be
     UTF-8, nulls as empty), the table, and its language and script columns (None where not read)."""
@@ -476,8 +484,9 @@ def _read_groups(pf, groups: list[int], cl: Cluster, text_col: str, lang_col: st
     col = t.column(text_col)
     if pa.types.is_null(col.type):
         return FlatTexts.of([""] * len(col)), t, own, script
-    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
-            or getattr(pa.types, "is_string_view", lambda _: False)(col.type)):
+    if pa.types.is_dictionary(col.type) and _is_text(col.type.value_type):     # dictionary-encoded text
+        col = col.cast(col.type.value_type)
+    if not _is_text(col.type):
         raise TokstatError(f"expected text, found {col.type} in column {text_col!r}", path=p,
                            fix="make the text column a string (or null)")
     arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)

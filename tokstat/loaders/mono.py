@@ -295,6 +295,25 @@ def file_names(paths) -> dict[str, str]:
             depth[p] += 1
 
 
+def _same_columns(files: list[tuple[Path, str | None]], text_col: str, lang_col: str | None, first: Path) -> None:
+    """Every table shard has the text column, and the language column where its language is read
+    from it (a shard given its language by its folder needs none): one error naming the shard, its
+    columns and the first shard that has them — never a missing column found half-way through a pass."""
+    for p, lang in files:
+        if p == first or not (p.suffix.lower() in (".parquet", ".jsonl", ".ndjson") or is_gz_jsonl(p)):
+            continue
+        names = columns_of(p)
+        need = [text_col] + ([lang_col] if lang_col and lang is None else [])
+        missing = [c for c in need if c not in names]
+        if missing:
+            near = [n for n in names if n.lower() in {c.lower() for c in missing}]
+            what = "text" if missing[0] == text_col else "language"
+            raise TokstatError(f"no {what} column {missing[0]!r} (columns: {', '.join(names[:8]) or 'none'}), which the "
+                               f"first shard {first.name} has", path=p,
+                               fix=(f"rename {near[0]!r} to {missing[0]!r} in this shard" if near else
+                                    "give every shard the same columns, or pass the shards that have them"))
+
+
 def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | None = None, lang_col: str | None = None,
                      name: str | None = None, lang_id: str = "off") -> Corpus:
     """Documents of ``files`` (``(path, language or None)``: None reads the language column) as a
@@ -323,6 +342,7 @@ def load_monolingual(files: list[tuple[Path, str | None]], *, text_col: str | No
         elif lang_col is not None and lang_col not in names:
             raise TokstatError(f"no language column {lang_col!r} (columns: {', '.join(names[:8])})", path=tables[0],
                                fix="name it with --lang-col")
+        _same_columns(files, text_col, lang_col if lang_id == "off" else None, first=tables[0])
     kw = {"text_col": text_col, "lang_col": lang_col}
     composition: dict = {}
     langs = sorted(_languages(files, lang_id=lang_id, composition=composition, **kw), key=lambda k: (k == UND, k))

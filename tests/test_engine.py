@@ -91,8 +91,10 @@ def test_shards_must_agree_on_languages(tmp_path):
 def test_worker_error_reaches_the_caller():
     segs = [Segment(str(i), {"en": "x", "zh": "爆" if i == 300 else "好"}) for i in range(400)]
     c = Corpus("boom", ["en", "zh"], lambda: iter(segs))
-    with pytest.raises(RuntimeError, match="boom"):
+    # the worker's own exception, whatever the worker count, with the worker's traceback as a note
+    with pytest.raises(ValueError, match="boom") as e:
         compare(c, [Bytes()], workers=2, batch_size=16)
+    assert any("in a worker process" in n and "_encode" in n for n in getattr(e.value, "__notes__", []))
     with pytest.raises(ValueError, match="boom"):
         compare(c, [Bytes()], workers=1, batch_size=16)
 

@@ -17,3 +17,11 @@ class TokstatError(Exception):
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
         super().__init__(f"{where}{message}" + (f" (fix: {fix})" if fix else ""))
+
+    def __reduce__(self):
+        """Pickled whole (a worker's error reaches the driver with its path, line and fix)."""
+        return _rebuild, (type(self), self.message, self.path, self.line, self.fix)
+
+
+def _rebuild(cls, message, path, line, fix):
+    return cls(message, path=path, line=line, fix=fix)

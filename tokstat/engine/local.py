@@ -79,22 +79,168 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="tokstat-parent-watch").start()
 
 
-def _worker(job: Job, inq, outq, parent: int | None = None) -> None:
+#: seconds a stopping worker gets to end after SIGTERM, and again after SIGKILL: every pool ends
+#: within a bounded time after an error, whatever its workers were doing
+JOIN_S = 2.0
+
+
+def _pool_worker(k: int, worker, inq, outq, parent: int | None) -> None:
+    """Worker ``k`` of :func:`run_pool`: ``worker.start()``, then ``worker.task(item)`` for each item
+    until None, then ``worker.final()``. Every message is pickled here, not in the queue's feeder
+    thread (which would print an unpicklable result and drop it): a result that cannot be sent is an
+    error the driver raises."""
     # Ctrl-C reaches the whole process group: the driver handles it and stops the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if parent is not None:
         die_with_parent(parent)
     try:
-        _single_threaded(job)
-        acc = job.empty()
+        worker.start()
         while (item := inq.get()) is not None:
-            seq, b = item
-            count_segments(job, b, seq, into=acc)
-            outq.put(("tick", len(b), text_size(b)))
-        outq.put(("done", acc))
+            outq.put(("item", k, _dumps(worker.task(item))))
+        outq.put(("final", k, _dumps(worker.final())))
     except BaseException as e:  # noqa: BLE001 - reported to the driver, which raises it
-        outq.put(("error", e if isinstance(e, TokstatError) else RuntimeError(traceback.format_exc())))
+        outq.put(("error", k, _error_bytes(e)))
+
+
+def _dumps(value) -> bytes:
+    from multiprocessing.reduction import ForkingPickler
+
+    return bytes(ForkingPickler.dumps(value))
+
+
+def _error_bytes(e: BaseException) -> bytes:
+    """A worker's error for the driver: itself where it pickles (a TokstatError with its path, line
+    and fix; the scan's Diverged), with the worker's traceback as a note; else a RuntimeError
+    holding that traceback."""
+    tb = traceback.format_exc()
+    if not isinstance(e, TokstatError):
+        try:
+            e.add_note(f"in a worker process:\n{tb}")
+        except AttributeError:
+            pass
+    try:
+        return _dumps(e)
+    except Exception:  # noqa: BLE001 - an exception that does not pickle
+        return _dumps(RuntimeError(tb))
+
+
+def run_pool(worker, items: Iterable, *, workers: int):
+    """Run ``worker`` (an object with ``start()``, ``task(item)`` and ``final()``) in ``workers``
+    processes fed ``items``; yield ``("item", result)`` for each item (in completion order) and
+    ``("final", result)`` for each worker. This process feeds a bounded queue, so items are produced
+    as the workers take them.
+
+    Ends within a bounded time whatever happens: a worker's error is raised here as itself; a
+    worker that dies (killed, ``os._exit``) is one error naming its exit code, never a wait for a
+    result that will not come; on any error, Ctrl-C or an abandoned generator the workers get
+    SIGTERM, then SIGKILL after :data:`JOIN_S` seconds, and no queue's feeder thread blocks this
+    process's exit. A result that does not come back is an error, never a silent loss."""
+    import pickle
+
+    ctx = _context()
+    inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()
+    procs = [ctx.Process(target=_pool_worker, args=(k, worker, inq, outq, os.getpid()), daemon=True)
+             for k in range(workers)]
+    finals: set[int] = set()
+    sent = got = 0
+    clean = False
+
+    def receive(timeout: float):
+        """The next message, or None when none came within ``timeout``; a worker's error raised."""
+        try:
+            msg = outq.get(timeout=timeout) if timeout else outq.get_nowait()
+        except queue.Empty:
+            dead = [p.exitcode for k, p in enumerate(procs) if p.exitcode is not None and k not in finals]
+            if not dead:
+                return None
+            try:                    # what it sent before it ended is read first
+                msg = outq.get(timeout=0.2)
+            except queue.Empty:
+                raise TokstatError(f"a worker process died (exit code {dead[0]}) before it sent its result",
+                                   fix="rerun with --workers 1 to see the error") from None
+        kind, k, data = msg
+        value = pickle.loads(data)
+        if kind == "error":
+            raise value
+        return kind, k, value
+
+    def put(item):
+        while True:
+            try:
+                inq.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                while (m := receive(0)) is not None:
+                    yield m
+
+    try:
+        for p in procs:
+            p.start()
+        for item in chain(items, [None] * workers):
+            for m in put(item):
+                yield from _message(m, finals)
+                got += m[0] == "item"
+            sent += item is not None
+            while (m := receive(0)) is not None:
+                yield from _message(m, finals)
+                got += m[0] == "item"
+        while len(finals) < workers:
+            if (m := receive(0.5)) is not None:
+                yield from _message(m, finals)
+                got += m[0] == "item"
+        if got != sent:
+            raise TokstatError(f"the workers sent {got} of {sent} results back", fix="rerun with --workers 1")
+        clean = True
+    finally:
+        _stop(procs, inq, outq, clean)
+
+
+def _message(m, finals: set[int]):
+    kind, k, value = m
+    if kind == "final":
+        finals.add(k)
+    yield kind, value
+
+
+def _stop(procs, inq, outq, clean: bool) -> None:
+    """End every worker within 2 × :data:`JOIN_S` seconds: SIGTERM (unless they ended cleanly),
+    then SIGKILL for any still alive (one blocked on a queue lock its killed sibling held); the
+    queues' feeder threads never block this process."""
+    if not clean:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+    inq.cancel_join_thread()
+    outq.cancel_join_thread()
+    for p in procs:
+        if p.pid is None:           # never started
+            continue
+        p.join(timeout=JOIN_S)
+        if p.is_alive():
+            p.kill()
+            p.join(timeout=JOIN_S)
+    inq.close()
+    outq.close()
+
+
+class _Batches:
+    """:func:`run_local`'s worker: counts numbered batches into its own statistics, sent back once."""
+
+    def __init__(self, job: Job):
+        self.job = job
+
+    def start(self) -> None:
+        _single_threaded(self.job)
+        self.acc = self.job.empty()
+
+    def task(self, item) -> tuple[int, int]:
+        seq, b = item
+        count_segments(self.job, b, seq, into=self.acc)
+        return len(b), text_size(b)
+
+    def final(self) -> Stats:
+        return self.acc
 
 
 def _context():
@@ -115,65 +261,11 @@ def run_local(job: Job, corpus: Iterable[Segment], *, workers: int = 1, batch_si
     if workers <= 1 or len(head) < 2:
         with _cores(job, workers):
             return count_batches(job, chain(head, it), progress)
-    ctx = _context()
-    inq, outq = ctx.Queue(maxsize=2 * workers), ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(job, inq, outq, os.getpid()), daemon=True)
-             for _ in range(workers)]
-    for p in procs:
-        p.start()
-    acc, done = job.empty(), 0
-
-    def drain(block: bool) -> None:
-        nonlocal acc, done
-        while True:
-            try:
-                msg = outq.get(timeout=0.5) if block else outq.get_nowait()
-            except queue.Empty:
-                dead = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
-                if block and dead:
-                    raise TokstatError(f"a worker process died (exit code {dead[0]})",
-                                       fix="rerun with --workers 1 to see the error") from None
-                return
-            if msg[0] == "error":
-                raise msg[1]
-            if msg[0] == "done":
-                acc = merge(acc, msg[1])
-                done += 1
-            elif progress:
-                progress.advance(msg[1], msg[2])
-            if block:
-                return
-
-    def put(item) -> None:
-        while True:
-            try:
-                inq.put(item, timeout=0.5)
-                return
-            except queue.Full:
-                drain(False)
-                if any(p.exitcode not in (None, 0) for p in procs):
-                    drain(True)
-
-    try:
-        items = enumerate(Columns.of(b, job.langs, job.gold, job.monolingual) for b in chain(head, it))
-        for item in items:
-            put(item)
-            drain(False)
-        for _ in procs:
-            put(None)
-        while done < workers:
-            drain(True)
-    finally:
-        if done < workers:   # interrupted or failed: stop the workers, drop what is still queued
-            for p in procs:
-                if p.is_alive():
-                    p.terminate()
-            inq.cancel_join_thread()
-            outq.cancel_join_thread()
-            for p in procs:
-                p.join(timeout=2)
-                if p.is_alive():   # a worker blocked on a queue lock its killed sibling held
-                    p.kill()
-        for p in procs:
-            p.join()
+    acc = job.empty()
+    items = enumerate(Columns.of(b, job.langs, job.gold, job.monolingual) for b in chain(head, it))
+    for kind, value in run_pool(_Batches(job), items, workers=workers):
+        if kind == "final":
+            acc = merge(acc, value)
+        elif progress:
+            progress.advance(*value)
     return acc

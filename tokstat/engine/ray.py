@@ -80,6 +80,7 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
     from .scan import Verifier, chunks, count_units
 
     started = _connect(workers, address)
+    actors: list = []
     try:
         n = max(1, min(workers or int(ray.cluster_resources().get("CPU", 1)), len(todo)))
 
@@ -102,26 +103,34 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
                 return ray.get_runtime_context().get_node_id()
 
         plan_ref = ray.put(plan)
-        actors = [Scanner.remote(plan_ref) for _ in range(n)]
+        actors += [Scanner.remote(plan_ref) for _ in range(n)]
         _dispatch(ray, (actors[k % n].add.remote(chunk) for k, chunk in enumerate(chunks(todo, n))), n, progress,
                   lambda ref: _get(ray, ref))
         acc = plan.empty()
-        nodes = ray.get([a.node.remote() for a in actors])
+        nodes = _get(ray, [a.node.remote() for a in actors])
         for part in _results(ray, actors):
             acc.merge(part)
         acc.nodes = sorted(set(nodes))
         return acc
     finally:
-        if started:
-            ray.shutdown()
+        _end(ray, actors, started)
+
+
+def _end(ray, actors: list, started: bool) -> None:
+    """End the run's actors whatever happened (on a cluster this run did not start they would
+    otherwise keep their CPUs), then the local instance this run started."""
+    for a in actors:
+        try:
+            ray.kill(a)
+        except Exception:  # noqa: BLE001 - an actor already gone
+            pass
+    if started:
+        ray.shutdown()
 
 
 def _results(ray, actors) -> list:
-    """Each actor's accumulated result (in actor order), then the actors are ended."""
-    parts = ray.get([a.result.remote() for a in actors])
-    for a in actors:
-        ray.kill(a)
-    return parts
+    """Each actor's accumulated result (in actor order)."""
+    return _get(ray, [a.result.remote() for a in actors])
 
 
 def _dispatch(ray, calls, n: int, progress, get) -> None:
@@ -143,7 +152,8 @@ def _dispatch(ray, calls, n: int, progress, get) -> None:
 
 
 def _get(ray, ref):
-    """``ray.get``, with a task's own error (a TokstatError, the fast path's divergence) raised as itself."""
+    """``ray.get``, with a task's own error (a TokstatError, the fast path's divergence) raised as
+    itself, and an actor that died (killed, ``os._exit``, out of memory) as one error."""
     try:
         return ray.get(ref)
     except ray.exceptions.RayTaskError as e:
@@ -151,6 +161,11 @@ def _get(ray, ref):
         if cause is not None:
             raise cause from None
         raise
+    except ray.exceptions.RayActorError as e:
+        first = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
+        raise TokstatError(f"a Ray actor died before it sent its result ({first})",
+                           fix="rerun with --engine local --workers 1 to see the error, or check the cluster's "
+                               "logs (ray logs)") from None
 
 
 def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, address: str | None = None,
@@ -161,6 +176,7 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
     import ray
 
     started = _connect(workers, address)
+    actors: list = []
     try:
         n = workers or int(ray.cluster_resources().get("CPU", 1))
 
@@ -182,14 +198,13 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
                 return self.acc
 
         job_ref = ray.put(job)
-        actors = [Counter.remote(job_ref) for _ in range(n)]
+        actors += [Counter.remote(job_ref) for _ in range(n)]
         items = shards if shards else (Columns.of(b, job.langs, job.gold, job.monolingual) for b in batches(corpus, batch_size))
         _dispatch(ray, ((actors[k % n].add_shard if shards else actors[k % n].add).remote(k, payload)
-                        for k, payload in enumerate(items)), n, progress, ray.get)
+                        for k, payload in enumerate(items)), n, progress, lambda ref: _get(ray, ref))
         acc = job.empty()
         for part in _results(ray, actors):
             acc = merge(acc, part)
         return acc
     finally:
-        if started:
-            ray.shutdown()
+        _end(ray, actors, started)

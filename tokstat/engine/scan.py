@@ -608,32 +608,26 @@ def _count_run(plan: Plan, run: list[int], acc: Scan, verifier: Verifier | None,
 
 # --- execution: this process, forked workers, Ray actors ----------------------------------------
 
-_PLAN: Plan | None = None
+class _Units:
+    """A worker of the columnar pass (:func:`tokstat.engine.local.run_pool`): counts chunks of units
+    of ``plan`` (inherited by the fork, pickled under spawn), each task's counts sent back."""
 
+    def __init__(self, plan: Plan):
+        self.plan = plan
 
-def _work(chunk: list[int]) -> tuple[Scan, int, int]:
-    """A forked worker's task: count ``chunk``'s units (the plan is inherited from the fork)."""
-    plan = _PLAN
-    global _VERIFIER, _CACHE
-    if _VERIFIER is None:
-        _VERIFIER, _CACHE = Verifier(plan), {}
-    acc = plan.empty()
-    docs = count_units(plan, chunk, acc, _VERIFIER, _CACHE)
-    return acc, docs, acc.read
+    def start(self) -> None:
+        from .local import _single_threaded
 
+        _single_threaded(self.plan)      # the libraries on one thread each: the processes use the cores
+        self.verifier, self.cache = Verifier(self.plan), {}
 
-_VERIFIER: Verifier | None = None
-_CACHE: dict = {}
+    def task(self, chunk: list[int]) -> tuple[Scan, int, int]:
+        acc = self.plan.empty()
+        docs = count_units(self.plan, chunk, acc, self.verifier, self.cache)
+        return acc, docs, acc.read
 
-
-def _init_worker() -> None:
-    import signal
-
-    from .local import _single_threaded
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the pool's terminate() ends a worker, not the CLI's handler
-    _single_threaded(_PLAN)      # the libraries on one thread each: the processes use the cores
+    def final(self) -> None:
+        return None
 
 
 def chunks(todo: list[int], workers: int) -> list[list[int]]:
@@ -668,7 +662,6 @@ def run_scan(plan: Plan, todo: list[int], *, workers: int | None = 1, engine: st
 
 
 def _run_local(plan: Plan, todo: list[int], *, workers: int, progress) -> Scan:
-    global _PLAN, _VERIFIER, _CACHE
     acc = plan.empty()
     if workers <= 1 or len(todo) < 2:
         from .local import _cores
@@ -681,22 +674,14 @@ def _run_local(plan: Plan, todo: list[int], *, workers: int, progress) -> Scan:
                 if progress:
                     progress.advance(n, acc.read - before)
         return acc
-    import multiprocessing as mp
+    from .local import run_pool
 
-    from .local import _context
-
-    _PLAN, _VERIFIER, _CACHE = plan, None, {}
-    ctx = _context()
-    try:
-        with ctx.Pool(workers, initializer=_init_worker) as pool:
-            for part, n, nb in pool.imap_unordered(_work, chunks(todo, workers)):
-                acc.merge(part)
-                if progress:
-                    progress.advance(n, nb)
-    except mp.ProcessError as e:     # pragma: no cover - a worker killed from outside
-        raise TokstatError(f"a worker process died ({e})", fix="rerun with --workers 1 to see the error") from None
-    finally:
-        _PLAN = None
+    for kind, value in run_pool(_Units(plan), chunks(todo, workers), workers=workers):
+        if kind == "item":
+            part, n, nb = value
+            acc.merge(part)
+            if progress:
+                progress.advance(n, nb)
     return acc
 
 

@@ -345,7 +345,7 @@ def ms_folder(tmp_path):
 
 
 @pytest.mark.parametrize("body,needle", [
-    (b",full_word,pt1,rest\n0,ev,e,v\n1," + b"a" * 200_000 + b",a,b\n", "turkish_morph_data.csv:3: not a CSV row"),
+    (b",full_word,pt1,rest\n0,ev,e,v\n1," + b"a" * 200_000 + b",a,b\n", "turkish_morph_data.csv:3: full_word has 200,000 characters: not a word"),
     (b",full_word,pt1,rest\n0,ev,e,v\n1," + b"a" * 2_000 + b",a,b\n", "turkish_morph_data.csv:3: full_word has 2,000"),
     (b",full_word,pt1,rest\n0,ev,e,v\n1,d\xffe,d,e\n", "turkish_morph_data.csv:3: invalid UTF-8"),
     (b",full_word,pt1,rest\n0,ev,e,v\n1,e\x00v,e,v\n", "turkish_morph_data.csv:3:")])

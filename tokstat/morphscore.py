@@ -29,6 +29,7 @@ shifted by one row) cannot be scored byte-exactly: they are left out and counted
 from __future__ import annotations
 
 import csv
+import sys
 import os
 from pathlib import Path
 
@@ -64,10 +65,13 @@ def read_items(path: Path) -> list[tuple[str, str, str, int]]:
     except UnicodeDecodeError as e:
         raise TokstatError(f"invalid UTF-8 (byte {data[e.start]:#04x})", path=path, line=data.count(b"\n", 0, e.start) + 1,
                            fix="save the file as UTF-8") from None
+    # the same field limit as every other reader of CSV (the module's limit is process-wide): a long
+    # field reaches the word-length check below, whatever was imported before
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     rows = csv.reader(text.splitlines())
     try:
         return _items(rows, path)
-    except csv.Error as e:     # a field over csv's limit (131,072 characters), a NUL byte: not a word
+    except csv.Error as e:     # a NUL byte, a quote left open: not a row of words
         raise TokstatError(f"not a CSV row of words ({e})", path=path, line=rows.line_num,
                            fix=f"a MorphScore item is one word of at most {MAX_WORD:,} characters; fix the row") from None
 

@@ -120,7 +120,7 @@ def test_the_cli_ends_a_damaged_shard_with_one_line_and_two_workers(shards, tmp_
 @pytest.mark.parametrize("pool", ["compare", "budget"])
 def test_a_failing_ray_actor_ends_the_run_with_one_error(pool, stage, kind, shards, tmp_path):
     ray = pytest.importorskip("ray")
-    import cloudpickle
+    from ray import cloudpickle
 
     import faults
 

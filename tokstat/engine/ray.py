@@ -70,6 +70,23 @@ def _connect(workers: int | None, address: str | None) -> bool:
     return started
 
 
+class _Kept:
+    """An actor that keeps the error of its set-up and raises it from every call: Ray reports an
+    error in ``__init__`` only as the actor's death, in text, so the caller would lose the error
+    itself (a TokstatError with its file and fix)."""
+
+    def keep(self, start, *args) -> None:
+        try:
+            start(*args)
+            self.failed = None
+        except Exception as e:  # noqa: BLE001 - raised again, unchanged, by check()
+            self.failed = e
+
+    def check(self) -> None:
+        if self.failed is not None:
+            raise self.failed
+
+
 def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: str | None = None, progress=None):
     """:func:`tokstat.engine.scan.run_scan` on Ray: each actor is given unit numbers only, opens the
     files itself (they must be on storage every node sees: the same path everywhere) and returns its
@@ -85,18 +102,23 @@ def run_scan_ray(plan, todo: list[int], *, workers: int | None = None, address: 
         n = max(1, min(workers or int(ray.cluster_resources().get("CPU", 1)), len(todo)))
 
         @ray.remote(num_cpus=1)
-        class Scanner:
+        class Scanner(_Kept):
             def __init__(self, plan):
+                self.keep(self.start, plan)
+
+            def start(self, plan):
                 _single_threaded(plan)
                 self.plan, self.acc = plan, plan.empty()
                 self.verifier, self.cache = Verifier(plan), {}
 
             def add(self, units: list[int]) -> tuple[int, int]:
+                self.check()
                 before = self.acc.read
                 docs = count_units(self.plan, units, self.acc, self.verifier, self.cache)
                 return docs, self.acc.read - before
 
             def result(self):
+                self.check()
                 return self.acc
 
             def node(self) -> str:
@@ -181,20 +203,26 @@ def run_ray(job: Job, corpus: Iterable[Segment], *, workers: int | None = None, 
         n = workers or int(ray.cluster_resources().get("CPU", 1))
 
         @ray.remote(num_cpus=1)
-        class Counter:
+        class Counter(_Kept):
             def __init__(self, job: Job):
+                self.keep(self.start, job)
+
+            def start(self, job: Job):
                 _single_threaded(job)
                 self.job, self.acc = job, job.empty()
 
             def add(self, seq: int, batch: Columns) -> tuple[int, int]:
+                self.check()
                 count_segments(self.job, batch, seq, into=self.acc)
                 return len(batch), text_size(batch)
 
             def add_shard(self, seq: int, shard: Corpus) -> tuple[int, int]:
+                self.check()
                 self.acc = merge(self.acc, count_stream(self.job, shard, batch_size, seq0=seq << 32))
                 return 0, 0
 
             def result(self) -> Stats:
+                self.check()
                 return self.acc
 
         job_ref = ray.put(job)

@@ -58,7 +58,7 @@ def test_without_a_model_compare_and_the_report_give_one_answer(toks, tmp_path, 
     specs = [toks["small"], toks["big"], toks["drop"]]
     res = tmp_path / "c.parquet"
     assert main(["compare", SAMPLE, *sum((["-t", s] for s in specs), []), "--mix", MIX, "--out", str(res)]) in (0, None)
-    from_compare = said(capsys.readouterr().out, "which tokenizer for this mix:")
+    from_compare = said(capsys.readouterr().out, "fewest tokens for this mix:")
     c = pl.read_parquet(res)
     ch = choose(c, Mix({"zh": 0.3, "en": 0.7}))
     assert ch.criterion == "tokens" and ch.best == from_compare
@@ -74,7 +74,7 @@ def test_with_a_model_cost_and_the_report_give_one_answer_and_the_report_uses_th
     assert main(["cost", "--results", str(res), "--model", "llama2-7b", "--gpu", "h100-sxm", "--mix", MIX,
                  "--out", str(costs)]) in (0, None)
     out = capsys.readouterr().out
-    from_cost = said(out, "which tokenizer:")
+    from_cost = re.search(r"cheapest to train[^:]*?: (\S+?):", " ".join(out.split())).group(1)
     k = pl.read_parquet(costs)
     assert k["mix_spec"].drop_nulls().unique().to_list() == ["content:zh=0.3,en=0.7"]
     ticked = k.filter((pl.col("language") == "mix") & pl.col("recommended"))["tokenizer"].to_list()
@@ -159,3 +159,59 @@ def test_two_reasonable_grids_give_overlapping_vocabulary_intervals(shared, tmp_
     assert max(a, c) <= min(b, d), (wide.interval, narrow.interval)
     assert a <= narrow.recommended_vocab_size <= b and c <= wide.recommended_vocab_size <= d
     assert "and the grid" in wide.interval_note
+
+
+def _scaled(c: pl.DataFrame, tok: str, name: str, factor: float, vocab: int) -> pl.DataFrame:
+    """``tok``'s rows as another tokenizer ``name`` with ``factor`` × its tokens (every replicate
+    too) and a vocabulary of ``vocab`` entries: fewer tokens bought with a larger vocabulary."""
+    from tokstat.metrics import replicates_text
+
+    g = c.filter(pl.col("tokenizer") == tok)
+    boot = [replicates_text(replicates(b) * factor) for b in g["tokens_per_char_boot"]]
+    return g.with_columns(pl.lit(name).alias("tokenizer"), pl.lit(vocab, dtype=pl.Int64).alias("vocab_size"),
+                          (pl.col("tokens_per_char") * factor).alias("tokens_per_char"),
+                          pl.Series("tokens_per_char_boot", boot),
+                          pl.col("signature").str.replace(tok.split("/")[-1], name.split("/")[-1], literal=True))
+
+
+def test_when_fewest_tokens_and_cheapest_differ_every_output_names_both(toks, tmp_path, capsys):
+    """A tokenizer with 2 % fewer tokens but a 600k-entry vocabulary (its unembedding costs far more
+    per token): the token winner and the dollar winner differ, and compare, cost (terminal and
+    table), the report's first screen and its details name both, each with its question, and why."""
+    c = compare(SAMPLE, [toks["small"]], workers=1, n_boot=200)
+    small = c["tokenizer"][0]
+    both = pl.concat([c, _scaled(c, small, "hf/huge", 0.98, 600_000)])
+    res, costs = tmp_path / "c.parquet", tmp_path / "k.parquet"
+    both.write_parquet(res)
+    assert main(["cost", "--results", str(res), "--model", "llama2-7b", "--gpu", "h100-sxm", "--gpus", "8", "--mix", MIX,
+                 "--out", str(costs)]) in (0, None)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "fewest tokens for this mix: hf/huge:" in out
+    assert f"cheapest to train llama2-7b on it: {small}:" in out and f"cheapest to serve llama2-7b on it: {small}:" in out
+    why = re.search(r"they differ because hf/huge's 600,000-entry vocabulary costs \+(\d+\.\d)% per token to train", out)
+    assert why and float(why.group(1)) > 2.0, out
+    assert out.index("fewest tokens for this mix") < out.index(" lang ")           # the answer before the table
+    k = pl.read_parquet(costs).filter(pl.col("language") == "mix")
+    ranks = {r["tokenizer"]: (r["mix_rank_tokens"], r["mix_rank_train"], r["mix_rank_serve"]) for r in k.iter_rows(named=True)}
+    assert ranks == {"hf/huge": (1, 2, 2), small: (2, 1, 1)}
+    # the dollar ranking is the dollars' order, the token ranking the tokens'
+    d = {r["tokenizer"]: r for r in k.iter_rows(named=True)}
+    assert d[small]["dollars"] < d["hf/huge"]["dollars"] and d[small]["usd_per_request"] < d["hf/huge"]["usd_per_request"]
+    assert main(["report", str(res), str(costs), "--out", str(tmp_path / "r.html")]) in (0, None)
+    import html
+
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    lead = html.unescape(re.sub("<[^>]+>", "", re.search(r'data-answer="tokenizer"><h3>.*?</h3><div class="lead">(.*?)</div>',
+                                                          page, re.S).group(1)))
+    assert lead.startswith("Fewest tokens: hf/huge (") and f"Cheapest to train and serve llama2-7b: {small} (" in lead
+    assert "hf/huge's vocabulary costs +" in lead and "95 % interval" in lead and len(lead.split()) <= 60
+    assert "they differ because hf/huge's 600,000-entry vocabulary" in answer_of(tmp_path / "r.html").replace("They", "they")
+
+
+def test_compare_ranks_by_tokens_and_says_how_to_ask_for_dollars(toks, tmp_path, capsys):
+    specs = [toks["small"], toks["big"]]
+    assert main(["compare", SAMPLE, *sum((["-t", s] for s in specs), []), "--mix", MIX]) in (0, None)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "fewest tokens for this mix:" in out and "which tokenizer" not in out
+    assert "this ranks by tokens; a model pays more per token for a larger vocabulary" in out
+    assert f"--mix {MIX} ranks by dollars" in out

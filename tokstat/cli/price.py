@@ -8,7 +8,7 @@ import click
 from ..errors import TokstatError
 from ..fmt import fmt, visible
 from ..io import check_outputs
-from .options import command, mix_options, model_options, read_results_table, wide_option
+from .options import WIDE, command, mix_options, model_options, read_results_table, wide_option
 from .terminal import LOSSY, _mark_lossy, _print, _table, json_for_terminal
 
 
@@ -150,28 +150,39 @@ def cost_cmd(results, model_name, models_file, gpu_name, gpus, mfu, mbu, price, 
             return "✓" if v else ""
         return fmt(v, c) if isinstance(v, (int, float)) else str(v)
 
+    from ..cost.choice import decide
+
+    fits = bool((cdf["train_fits"] == "fits").all())
+    _print(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, the mix "
+           f"{cdf['mix_shares'].drop_nulls()[0].partition(' = ')[0] if cdf['mix_shares'].drop_nulls().len() else 'of equal content'}:")
+    for line in decide(rdf, None, cdf, max_unk=max_unk, model=model_name).lines():
+        _print(f"  {line}")
+    if not fits:
+        _print(f"  training memory: {model_name} does not fit {gpus}× {gpu_name} at --tp {tp} --pp {pp} "
+               "(below: the split that fits, or what to change); the dollars assume it would")
     _print(_table(f"tokstat cost — {model_name} on {gpus}× {gpu_name}, MFU {cdf['mfu'][0]:.3g} "
                   f"({cdf['mfu_source'][0]}), MBU {mbu}", cols, shown, money_or_number,
                   wide_cols=wide))
     if lossy:
         _print(f"{LOSSY} loses text (below: where); never recommended")
-    from ..cost.choice import choose
-
-    _print(f"which tokenizer: {choose(rdf, None, cdf, max_unk=max_unk).sentence()}")
     _print(f"volume: {cdf['volume'][0]}; ×pivot: " + ("the same content in every language (the premium, priced)"
                                                        if held == "content" else
                                                        f"the same number of {held} in every language — not the same "
                                                        "content (the premium is that)"))
-    for r in cdf.filter(cdf["mix_shares"].is_not_null()).iter_rows(named=True):
-        _print(f"mix for {r['tokenizer']}: {r['mix_shares']}")
+    mixes = [(r["tokenizer"], *r["mix_shares"].partition(" = tokens ")[::2])
+             for r in cdf.filter(cdf["mix_shares"].is_not_null()).iter_rows(named=True)]
+    for text in dict.fromkeys(m[1] for m in mixes):        # the same for every tokenizer: once
+        _print(f"mix: {text}")
+    for t, _, toks in mixes if WIDE["on"] else ():
+        _print(f"  in {t}'s tokens: {toks}")
     _print(f"price: ${cdf['price_usd_h'][0]:,.2f} per GPU-hour ({cdf['price_source'][0]}); training memory: "
            f"tp {tp} × pp {pp} × dp {gpus // (tp * pp)}, ZeRO-{zero}, {recompute} recompute, micro-batch {micro_batch}"
            f" × {cdf['seq_len'][0]:,}-token sequences"
-           f" ({'fits' if (cdf['train_fits'] == 'fits').all() else 'does not fit'} in {gpu_name} memory); serving: "
+           f" ({'fits' if fits else 'does not fit'} in {gpu_name} memory); serving: "
            f"one tensor-parallel replica over all {gpus} GPU(s) (--tp/--pp set the training layout only), "
            f"weights {weight_dtype}, KV {kv_dtype}, requests of {prompt_chars:g} + {output_chars:g} pivot-language characters' "
            f"content, batch {batch}")
-    if not (cdf["train_fits"] == "fits").all():
+    if not fits:
         from ..cost.model import smallest_fitting_split
 
         best = smallest_fitting_split(model.with_vocab(int(cdf["vocab_size"].max())), g.memory_gb * 1e9, gpus,

@@ -210,7 +210,10 @@ def _print_choice(df, mix) -> None:
     criterion of :func:`tokstat.cost.choice.choose`, as the report and cost give it)."""
     import polars as pl
 
-    from ..cost.choice import choose
+    from ..cost.choice import choose, decide, mix_spec
+
+    def mix_arg(m) -> str:
+        return mix_spec(m).partition(":")[2] + ("" if m.unit == "content" else f" --mix-unit {m.unit}")
 
     ch = choose(df, mix)
     chars = {lang: float(df.filter(pl.col("language") == lang)["chars"].max() or 0) for lang in ch.weights}
@@ -225,7 +228,14 @@ def _print_choice(df, mix) -> None:
                       ("diff", "vs best")], rows,
                   lambda r, c: visible(r[c]) if c == "tokenizer" else "–" if r[c] is None else
                   f"{r[c]:.4f}" if c == "score" else f"{r[c]:,.0f}" if c == "total" else f"{r[c]:+.1%}"))
-    _print(f"which tokenizer for this mix: {ch.sentence()}")
+    for line in decide(df, mix).lines():
+        _print(line)
+    sizes = {int(v) for v in df.filter(pl.col("tokenizer").is_in(list(ch.scores)))["vocab_size"].drop_nulls()} \
+        if "vocab_size" in df.columns else set()
+    if len(ch.scores) > 1 and len(sizes) > 1:
+        _print(f"this ranks by tokens; a model pays more per token for a larger vocabulary ({min(sizes):,} to "
+               f"{max(sizes):,} here), so the cheapest to train or serve may differ: tokstat cost --results OUT "
+               f"--model MODEL --gpu GPU --mix {mix_arg(mix)} ranks by dollars")
 
 
 def _print_switch(df, base: str) -> None:

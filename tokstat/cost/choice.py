@@ -39,6 +39,9 @@ from ..mix import Mix, amounts_from_results, equal
 
 LEVEL = 0.95
 
+#: the questions a ranking answers, in the words every output uses
+QUESTIONS = {"tokens": "fewest tokens", "train": "cheapest to train", "serve": "cheapest to serve"}
+
 
 @dataclass
 class Choice:
@@ -83,12 +86,19 @@ class Choice:
         return (f"next: {d} {iv}, " + ("a meaningful difference" if self.meaningful
                                        else "no meaningful difference (the interval reaches 0)"))
 
+    def number(self, t: str | None = None) -> str:
+        """A tokenizer's score as the outputs print it (``$20,424``, ``$0.025``, ``0.410``)."""
+        from ..fmt import money
+
+        t = t or self.best
+        return money(self.scores[t]) if self.criterion == "dollars" else f"{self.scores[t]:.3f}"
+
     def sentence(self) -> str:
         """One plain-text sentence: the choice, its number, the criterion, the runner-up."""
         if self.best is None:
             return "no tokenizer keeps the text of every language of the mix"
-        num = (f"${self.scores[self.best]:,.0f}" if self.criterion == "dollars"
-               else f"{self.scores[self.best]:.3f}")
+        num = (f"${self.scores[self.best]:,.0f}" if self.criterion == "dollars" and self.scores[self.best] >= 10
+               else self.number())
         tok = f", {self.tokens[self.best]:.3f} tokens per character" if self.criterion == "dollars" else ""
         return f"{self.best}: {num} {self.unit}{tok}; {self.closeness()}"
 
@@ -132,9 +142,13 @@ def char_shares(rows: list[dict], mix: Mix | None) -> dict[str, float] | None:
 
 
 def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataFrame | None = None, *,
-           max_unk: float = MAX_UNK) -> Choice:
+           max_unk: float = MAX_UNK, question: str | None = None) -> Choice:
     """The tokenizer for ``mix`` (a :class:`Mix`, content shares as a dict, or None: the mix the
-    ``costs`` carry, else equal content) by the one criterion of this module."""
+    ``costs`` carry, else equal content) for one ``question`` of :data:`QUESTIONS` (default:
+    ``train`` with cost rows, else ``tokens``)."""
+    question = question or ("train" if costs is not None and costs.height else "tokens")
+    if question not in QUESTIONS:
+        raise ValueError(f"question {question!r}: one of {', '.join(QUESTIONS)}")
     source = "given"
     if isinstance(mix, dict):
         mix = Mix(mix, "content")
@@ -169,10 +183,14 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
         else:
             reps[tok] = None
     criterion, unit, scores = "tokens", "tokens per character of the mix", dict(tokens)
-    if costs is not None and costs.height:
-        dollars = _dollars(costs, volume_shares, set(tokens))
+    if costs is not None and costs.height and question != "tokens":
+        col = "dollars" if question == "train" else "usd_per_request"
+        dollars = _dollars(costs, volume_shares, set(tokens), col)
+        if dollars and question == "serve":
+            dollars = {t: v * 1000 for t, v in dollars.items()}
         if dollars:
-            criterion, unit, scores = "dollars", "to train on the volume of the mix", dollars
+            criterion, unit, scores = ("dollars", "to train on the volume of the mix" if question == "train"
+                                       else "per 1,000 requests of the mix", dollars)
             reps = {t: (None if reps.get(t) is None else reps[t] * dollars[t] / tokens[t]) for t in dollars}
             tokens = {t: tokens[t] for t in dollars}
     order = sorted(scores, key=lambda t: (scores[t], t))
@@ -196,22 +214,150 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
     return ch
 
 
-def _dollars(costs: pl.DataFrame, shares: dict[str, dict[str, float]], tokenizers: set[str]) -> dict[str, float]:
-    """Training dollars of the mix per tokenizer: the ``mix`` row, else the languages' rows weighted
-    by the mix's shares in the unit the rows hold equal (the same content, characters or bytes in
-    every language's row: the mix of one volume of that unit)."""
+def _dollars(costs: pl.DataFrame, shares: dict[str, dict[str, float]], tokenizers: set[str],
+             col: str = "dollars") -> dict[str, float]:
+    """Dollars of the mix per tokenizer (``col``: training ``dollars`` or serving ``usd_per_request``):
+    the ``mix`` row, else the languages' rows weighted by the mix's shares in the unit the rows hold
+    equal (the same content, characters or bytes in every language's row: the mix of one volume of
+    that unit)."""
     out: dict[str, float] = {}
     for (tok,), g in costs.group_by("tokenizer", maintain_order=True):
         if tok not in tokenizers:
             continue
         m = g.filter(pl.col("language") == "mix")
-        by = {r["language"]: r["dollars"] for r in g.iter_rows(named=True)}
+        if col not in g.columns:
+            return {}
+        by = {r["language"]: r[col] for r in g.iter_rows(named=True)}
         s = shares.get(tok) or {}
-        if m.height and m["dollars"][0] is not None:
-            out[tok] = float(m["dollars"][0])
+        if m.height and m[col][0] is not None:
+            out[tok] = float(m[col][0])
         elif s and all(by.get(lang) is not None for lang in s):
             out[tok] = float(sum(v * by[lang] for lang, v in s.items()))
     return out if set(out) == tokenizers else {}
 
 
-__all__ = ["Choice", "choose", "mix_of_costs", "mix_spec", "char_shares", "replicates"]
+@dataclass
+class Decision:
+    """The answers to the three questions a lead asks of a mix — **fewest tokens**, **cheapest to
+    train** and **cheapest to serve** a model on it — each a :class:`Choice` (the dollar ones only
+    with cost rows), and why they differ when they do.
+
+    The winners differ when a tokenizer's vocabulary costs more per token than its fewer tokens
+    save: the embedding and the 2·d·V unembedding grow with the vocabulary, so a model's FLOPs per
+    token (and its serving time per token) do too. :meth:`why` quantifies it from the cost rows.
+    """
+
+    tokens: Choice
+    train: Choice | None = None
+    serve: Choice | None = None
+    model: str | None = None
+    costs: pl.DataFrame | None = field(default=None, repr=False)
+
+    def choices(self) -> dict[str, Choice]:
+        """The questions answered, in :data:`QUESTIONS` order."""
+        out = {"tokens": self.tokens, "train": self.train, "serve": self.serve}
+        return {q: c for q, c in out.items() if c is not None and c.criterion == ("tokens" if q == "tokens" else "dollars")}
+
+    @property
+    def agree(self) -> bool:
+        return len({c.best for c in self.choices().values()}) <= 1
+
+    def question(self, q: str) -> str:
+        """The question in words: ``fewest tokens for this mix``, ``cheapest to train llama2-7b on it``."""
+        if q == "tokens":
+            return "fewest tokens for this mix"
+        return f"{QUESTIONS[q]} {self.model or 'the model'} on it"
+
+    def per_token(self, t: str, q: str) -> float | None:
+        """Dollars per token of the mix for tokenizer ``t`` (``q``: train or serve): the score over
+        the tokens, both per character of the same mix."""
+        c = self.choices().get(q)
+        if c is None or t not in c.scores or not c.tokens.get(t):
+            return None
+        return c.scores[t] / c.tokens[t]
+
+    def _vocab(self, t: str) -> int | None:
+        if self.costs is None or "vocab_size" not in self.costs.columns:
+            return None
+        v = self.costs.filter(pl.col("tokenizer") == t)["vocab_size"].drop_nulls()
+        return int(v[0]) if v.len() else None
+
+    def why(self) -> str | None:
+        """Why the dollar winners are not the fewest-tokens winner, quantified: the fewest-tokens
+        tokenizer's cost per token against the dollar winner's, beside the extra tokens the dollar
+        winner needs (one sentence for training and serving where they name the same winner)."""
+        a = self.tokens.best
+        if a is None:
+            return None
+        parts: dict[str, list[str]] = {}
+        for q, c in self.choices().items():
+            b = c.best
+            if q == "tokens" or b is None or b == a or a not in c.scores:
+                continue
+            pa, pb = self.per_token(a, q), self.per_token(b, q)
+            if pa is None or pb is None or pb <= 0:
+                continue
+            parts.setdefault(b, []).append(f"{pa / pb - 1:+.1%} per token to {q}")
+        if not parts:
+            return None
+        out = []
+        va = self._vocab(a)
+        for b, what in parts.items():
+            vb = self._vocab(b)
+            more = self.tokens.scores[b] / self.tokens.scores[a] - 1
+            out.append(f"they differ because {a}'s {f'{va:,}-entry ' if va else ''}vocabulary costs "
+                       f"{' and '.join(what)} against {b}'s{f' {vb:,}' if vb else ''} (the embedding and the "
+                       f"2·d·V unembedding grow with the vocabulary), more than the {more:.1%} more tokens "
+                       f"{b} needs")
+        return "; ".join(out)
+
+    def lines(self) -> list[str]:
+        """The answers in plain text: one line where the questions agree, else one per question
+        and why they differ."""
+        cs = self.choices()
+        if self.tokens.best is None:
+            return [self.tokens.sentence()]
+        if self.agree:
+            qs = [QUESTIONS[q] for q in cs]
+            head = (qs[0] if len(qs) == 1 else ", ".join(qs[:-1]) + " and " + qs[-1])
+            nums = "; ".join(f"{c.number()} {c.unit}" for c in cs.values())
+            who = f" ({self.model})" if len(cs) > 1 and self.model else ""
+            return [f"{head}{who} for this mix: {self.tokens.best}: {nums}; {self.tokens.closeness()}"]
+        out = [f"{self.question(q)}: {c.best}: {c.number()} {c.unit}; {c.closeness()}" for q, c in cs.items()]
+        return out + ([w] if (w := self.why()) else [])
+
+    def record(self) -> dict:
+        """The answers as data (JSON outputs): per question the winner, its score and unit, the
+        runner-up and the paired interval of the difference."""
+        out = {}
+        for q, c in self.choices().items():
+            out[q] = {"question": self.question(q), "best": c.best, "score": c.scores.get(c.best) if c.best else None,
+                      "unit": c.unit, "runner_up": c.runner_up, "runner_up_diff": c.diff,
+                      "runner_up_diff_low": c.diff_low, "runner_up_diff_high": c.diff_high,
+                      "meaningful": c.meaningful, "ranking": list(c.scores)}
+        if (w := self.why()) is not None:
+            out["why_they_differ"] = w
+        return out
+
+    def ranks(self) -> dict[str, dict[str, int]]:
+        """Per question, each ranked tokenizer's place (1 = best)."""
+        return {q: {t: i + 1 for i, t in enumerate(c.scores)} for q, c in self.choices().items()}
+
+
+def decide(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataFrame | None = None, *,
+           max_unk: float = MAX_UNK, model: str | None = None) -> Decision:
+    """The three answers for ``mix``: fewest tokens always; cheapest to train and to serve with
+    ``costs`` (cost rows; ``model`` names the model they price, default their ``model`` column)."""
+    if costs is not None and not costs.height:
+        costs = None
+    if model is None and costs is not None and "model" in costs.columns and costs["model"].drop_nulls().len():
+        model = str(costs["model"].drop_nulls()[0])
+    tok = choose(results, mix, costs, max_unk=max_unk, question="tokens")
+    if costs is None:
+        return Decision(tok, model=model)
+    tr = choose(results, mix, costs, max_unk=max_unk, question="train")
+    sv = choose(results, mix, costs, max_unk=max_unk, question="serve")
+    return Decision(tok, tr, sv, model, costs)
+
+
+__all__ = ["Choice", "Decision", "QUESTIONS", "decide", "choose", "mix_of_costs", "mix_spec", "char_shares", "replicates"]

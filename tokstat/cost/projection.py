@@ -29,7 +29,7 @@ COST_COLUMNS = ["tokenizer", "language", "tokenizer_family", "vocab_size", "voca
                 "usd_per_request", "serving_multiplier", "fits", "recommended", "not_recommended_because",
                 "mfu", "mfu_source", "seq_len", "train_precision", "goodput", "price_usd_h", "price_source",
                 "model", "gpu", "gpus", "prompt_chars", "output_chars", "requested_size", "mix_shares", "mix_spec",
-                "held_equal", "signature"]
+                "held_equal", "mix_rank_tokens", "mix_rank_train", "mix_rank_serve", "signature"]
 #: above this share of characters read as unknown tokens a tokenizer loses text: never recommended
 from ..metrics import MAX_UNK  # noqa: E402 - one threshold for every view
 #: the default training budget: Chinchilla's ~20 tokens per parameter (Hoffmann et al. 2022), in
@@ -416,7 +416,22 @@ def _project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1
                          pl.lit(float(prompt_chars)).alias("prompt_chars"),
                          pl.lit(float(output_chars)).alias("output_chars"),
                          pl.col("signature").cast(pl.String))
-    return df.select(COST_COLUMNS)
+    return _ranked(results, df, max_unk)
+
+
+def _ranked(results: pl.DataFrame, df: pl.DataFrame, max_unk: float) -> pl.DataFrame:
+    """The mix rows' places (1 = best) for each question of :class:`~tokstat.cost.choice.Decision`:
+    fewest tokens, cheapest to train, cheapest to serve (null for languages' rows and for
+    tokenizers that lose text)."""
+    from .choice import decide
+
+    qs = ("tokens", "train", "serve")
+    df = df.with_columns([pl.lit(None, dtype=pl.Int64).alias(f"mix_rank_{q}") for q in qs])
+    ranks = decide(results, None, df.select(COST_COLUMNS), max_unk=max_unk).ranks()
+    is_mix = pl.col("language") == "mix"
+    return df.with_columns([pl.when(is_mix).then(pl.col("tokenizer").replace_strict(
+        ranks.get(q, {}), default=None, return_dtype=pl.Int64)).otherwise(None).alias(f"mix_rank_{q}")
+        for q in qs]).select(COST_COLUMNS)
 
 
 __all__ = ["COST_COLUMNS", "MAX_UNK", "BYTES", "project", "project_row", "serving", "volume_tokens", "pivot_of"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..cost.choice import Choice, choose
+from ..cost.choice import QUESTIONS, Choice, Decision, decide
 from ..metrics import MAX_UNK, pivot_of, unreliable  # noqa: F401 - unreliable is part of this module's API
 from ..errors import TokstatError
 from ..fmt import fmt, money
@@ -63,6 +63,7 @@ class Verdict:
     the one choice every command makes (:func:`tokstat.cost.choice.choose`)."""
     pivot: str | None
     choice: Choice
+    decision: Decision | None = None
 
     @property
     def bad(self) -> dict[str, str]:
@@ -83,7 +84,43 @@ class Verdict:
 
 
 def verdict(c: pl.DataFrame, mix, costs: pl.DataFrame | None = None) -> Verdict:
-    return Verdict(pivot_of(c), choose(c, mix, costs))
+    d = decide(c, mix, costs)
+    return Verdict(pivot_of(c), d.train if d.train is not None and d.train.criterion == "dollars" else d.tokens, d)
+
+
+def _lead(d: Decision, held: str) -> Markup:
+    """The first screen's sentence of "which tokenizer?": each question with its winner, grouped
+    where they agree, the 95 % interval labelled, and why the winners differ (≤ 60 words)."""
+    groups: dict[str, list[str]] = {}
+    for q, c in d.choices().items():
+        groups.setdefault(c.best, []).append(q)
+    parts = []
+    for t, qs in groups.items():
+        names = [QUESTIONS[q] if q == "tokens" else QUESTIONS[q].replace("cheapest to ", "") for q in qs]
+        dollar = [q for q in qs if q != "tokens"]
+        head = ("fewest tokens" if qs[0] == "tokens" else "") + (
+            (" and " if qs[0] == "tokens" else "") + "cheapest to " + " and ".join(
+                n for n, q in zip(names, qs) if q != "tokens") + f" {d.model or 'the model'}" if dollar else "")
+        first = dollar[0] if dollar else "tokens"
+        c = d.choices()[first]
+        lo, hi = c.intervals.get(t, (None, None))
+        iv = ("" if lo is None else
+              h(", 95 % interval {}–{}", money(lo), money(hi)) if c.criterion == "dollars" else
+              h(", 95 % interval {:.3f}–{:.3f}", lo, hi))
+        num = h("{} {}{}", c.number(t), "to train" if first == "train" else c.unit.replace(" of the mix", "")
+                if first == "serve" else "tokens per character", iv)
+        nxt = (Markup("") if c.runner_up is None else
+               h("; next {} {:+.1%}{}", c.runner_up, c.diff, "" if c.meaningful is None else
+                 (", meaningful" if c.meaningful else ", not meaningful")))
+        parts.append(h("{}: <b>{}</b> ({}{})", head[:1].upper() + head[1:], t, num, nxt))
+    lead = join(". ", parts) + Markup(".")
+    if not d.agree and d.tokens.best is not None:
+        c = next(c for q, c in d.choices().items() if q != "tokens" and c.best != d.tokens.best)
+        q = next(q for q, c2 in d.choices().items() if c2 is c)
+        pa, pb = d.per_token(d.tokens.best, q), d.per_token(c.best, q)
+        if pa and pb:
+            lead += h(" {}'s vocabulary costs {:+.1%} per token.", d.tokens.best, pa / pb - 1)
+    return lead
 
 
 def _ci(r: dict) -> str:
@@ -118,18 +155,11 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                      h("; for the same content it needs {}", join("; ", parts)) if parts else "", left)
             nums = {f"premium:{lang}": rows[lang]["premium"] for lang in rows
                     if pivot is not None and lang != pivot and rows[lang]["premium"] is not None}
-            lo, hi = ch.intervals.get(best, (None, None))
-            num = (h("{}{} to train on the mix", money(ch.scores[best]),
-                     f" [{money(lo)}–{money(hi)}]" if lo is not None else "") if ch.criterion == "dollars"
-                   else h("{:.3f}{} tokens per character of the mix", ch.scores[best], _iv(lo, hi, "{:.3f}")))
             held = "equal content" if ch.mix is None or ch.mix.unit == "content" else f"shares of {ch.mix.unit}"
-            if ch.runner_up is None:
-                second = Markup("the only reliable tokenizer")
-            else:
-                second = h("next {} {:+.1%}{}", ch.runner_up, ch.diff,
-                           "" if ch.meaningful is None else
-                           (", a meaningful difference" if ch.meaningful else ", not a meaningful difference"))
-            lead = h("<b>{}</b>: {} ({}); {}.", best, num, held, second)
+            dec = v.decision or decide(c, ch.mix, sec.get("cost"))
+            lead = _lead(dec, held)
+            if not dec.agree:
+                text += h(" {}", join(" ", [h("{}.", line[:1].upper() + line[1:]) for line in dec.lines()]))
             nums["score"] = ch.tokens[best]
             if ch.criterion == "dollars":
                 nums["dollars"] = ch.scores[best]

@@ -156,6 +156,24 @@ def parse(value, unit: str | None = "content", option: str = "--mix") -> Mix | N
     return None if shares is None else Mix(shares, check_unit(unit or "content"))
 
 
+def check_languages(mix: Mix | None, have, where: str = "the results", option: str = "--mix") -> None:
+    """Refuse a mix naming a language ``have`` lacks (a typo, ``jp`` for ``ja``): one error for
+    every command that takes a mix, naming the languages it may use.
+
+    >>> check_languages(Mix({"zh": 0.5, "jp": 0.5}), ["en", "ja", "zh"])
+    Traceback (most recent call last):
+    ...
+    tokstat.errors.TokstatError: --mix names languages not in the results: jp (fix: use en, ja, zh)
+    """
+    if mix is None:
+        return
+    have = set(have)
+    missing = sorted(set(mix.shares) - have)
+    if missing:
+        raise TokstatError(f"{option} names languages not in {where}: {', '.join(missing)}",
+                           fix=f"use {', '.join(sorted(have))}")
+
+
 def amounts_from_results(rows) -> dict[str, dict[str, float]]:
     """Per language, characters, bytes and tokens per unit of content (relative to the pivot's
     tokens on the same content) from one tokenizer's compare/sweep rows (dicts with ``language``,

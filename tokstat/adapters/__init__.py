@@ -70,6 +70,27 @@ def locate(kind: str, target: str) -> str:
     return target
 
 
+def _check_found(kind: str, given: str, target: str) -> None:
+    """A relative tokenizer file found nowhere :func:`locate` looks: one error naming every folder
+    looked in and ``$TOKSTAT_TOKENIZERS`` (hub ids and registry names are not files)."""
+    import os
+    from pathlib import Path
+
+    from .tiktoken_ import search_dirs
+
+    p = Path(given)
+    is_file = p.suffix in (".json", ".model", ".txt", ".tiktoken", ".vocab", ".parquet", ".csv", ".jsonl") or \
+        kind in ("spm", "wordpiece")
+    if p.is_absolute() or os.path.lexists(target) or not is_file:
+        return
+    dirs = [str(d) if d.is_absolute() else f"./{d}" for d in search_dirs()]
+    env = os.environ.get("TOKSTAT_TOKENIZERS")
+    raise TokstatError(f"tokenizer file {given!r} not found in this folder"
+                       + (f" nor in {', '.join(dirs)}" if dirs else ""),
+                       fix=("check the path, or set TOKSTAT_TOKENIZERS to the folder that holds it "
+                            f"(now {'unset' if not env else repr(env)})"))
+
+
 def load_tokenizer(spec: str | Adapter) -> Adapter:
     """Build the adapter for ``spec`` (an :class:`Adapter` is returned as it is)."""
     if isinstance(spec, Adapter):
@@ -88,7 +109,8 @@ def load_tokenizer(spec: str | Adapter) -> Adapter:
                                                          or "." in target):
         raise TokstatError(f"?pattern= is for ranks files; the encoding {target!r} has its own split pattern",
                            fix=f"drop ?pattern=, or pass a ranks file: tiktoken:PATH/{target}.tiktoken?pattern=NAME")
-    target = locate(kind, target)
+    given, target = target, locate(kind, target)
+    _check_found(kind, given, target)
     adapter = CONSTRUCTORS[kind](target, opts)
     check_pin(spec, adapter.file_hash, opts.get("sha256"), path=target)
     return adapter

@@ -101,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = _warning
     _WARNED.clear()
     try:
-        cli.main(args=args, standalone_mode=False)
+        if not args:                     # bare ``tokstat``: its help, as ``tokstat --help`` prints it
+            args = ["--help"]
+        cli.main(args=args, prog_name="tokstat", standalone_mode=False)
     except TokstatError as e:
         click.echo(f"tokstat: error: {visible(e)}", err=True)
         return 2

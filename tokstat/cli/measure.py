@@ -136,6 +136,9 @@ def compare(corpus_spec, tokenizers, pivot, out, segments_out, segments_text, jo
 
     mixd = Mix(parse.mix(mix), mix_unit) if mix else None
     c = load(corpus_spec, **_pop_corpus(kw))
+    from ..mix import check_languages
+
+    check_languages(mixd, c.languages, f"the corpus {c.name}")     # before counting: a typo fails at once
     check_outputs({"--out": (out, "table"), "--segments-out": (segments_out, "table")}, inputs=inputs_of(corpus_spec, c))
     res = compare_api(c, list(tokenizers), pivot=pivot, join=join, boot_seed=boot_seed,
                       return_segments=bool(segments_out), workers=workers, engine=engine, address=address,

@@ -14,7 +14,7 @@ import polars as pl
 
 from ..errors import TokstatError
 from ..metrics import pivot_of
-from ..mix import Mix, amounts_from_results
+from ..mix import Mix, amounts_from_results, check_languages
 from ..mix import parse as parse_mix
 from .hardware import GPU, check_goodput, check_mfu, gpu_hours
 from .model import (BYTES, ModelConfig, active_params, decode_step_bytes, decode_step_flops, forward_flops_per_token,
@@ -348,10 +348,7 @@ def _project(results: pl.DataFrame, model: ModelConfig, g: GPU, *, gpus: int = 1
                           "tokens for the text), so not priced", stacklevel=2)
         mix_line = None
         if mix:
-            missing = set(mix.shares) - set(by)
-            if missing:
-                raise TokstatError(f"--mix names languages not in the results: {', '.join(sorted(missing))}",
-                                   fix=f"use {', '.join(sorted(by))}")
+            check_languages(mix, by)
             # one unit of the mix's content: Σ_L w_L × (tokens, characters, bytes per unit of content)
             amounts = amounts_from_results(langs)
             w = mix.content(amounts)

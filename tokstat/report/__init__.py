@@ -16,7 +16,6 @@ from pathlib import Path
 
 import polars as pl
 
-from ..errors import TokstatError
 from ..io import figure_bytes, write_outputs
 from .page import render
 from .read import corpus_of, kind_of, read_results, sections
@@ -36,6 +35,7 @@ def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
     else Tao et al.'s curve."""
     import matplotlib.pyplot as plt
 
+    from ..mix import check_languages
     from ..mix import parse as parse_mix
 
     if isinstance(results, dict):
@@ -47,10 +47,8 @@ def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
     if mix is not None:
         extras["mix"] = parse_mix(mix, mix_unit)
         have = {lang for k in ("compare", "sweep") if k in tables for lang in tables[k]["language"].to_list()}
-        missing = sorted(set(extras["mix"].shares) - have)
-        if have and missing:
-            raise TokstatError(f"--mix names languages not in the results: {', '.join(missing)}",
-                               fix=f"use {', '.join(sorted(have))}")
+        if have:
+            check_languages(extras["mix"], have)
     extras.setdefault("model", model or _model_of(tables))
     if "plan" not in extras:
         extras["plan"] = _plan(tables, extras)

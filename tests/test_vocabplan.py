@@ -232,6 +232,57 @@ def test_the_data_sufficiency_diagnostic_marks_an_answer_it_cannot_support():
     assert rich.supported_up_to == 128000 and not rich.marks and "every swept size" in rich.support_note
     none = vocab_plan(_sweep_rows({"en": en}, sizes), n_nv=6.5e9, d_model=4096)
     assert none.supported_up_to is None and "not measured" in none.support_note
+    # beyond the text: the title line says so and gives the supported answer beside it
+    assert poor.supported_vocab_size == 16000 and rich.supported_vocab_size == rich.recommended_vocab_size
+    assert poor.answer_text().endswith("— beyond the text: it supports up to 16,000, the answer on it")
+    assert "beyond the text" not in rich.answer_text() and poor.to_dict()["supported_vocab_size"] == 16000
+
+
+def test_no_answer_means_no_number_in_any_output(tmp_path, capsys):
+    """The text supports none of the swept sizes: the JSON holds no size that reads as an answer, the
+    terminal never names a recommendation, and no command to train one."""
+    en = Curve(*TAO_ABC)
+    sw = _sweep_rows({"en": en}, [8000, 16000, 32000, 64000, 128000], merges=[3, 2, 1, 1, 1])
+    p = vocab_plan(sw, n_nv=6.5e9, d_model=4096)
+    assert p.no_answer
+    d = p.to_dict()
+    assert d["recommended_vocab_size"] is None and d["interval"] is None and d["training_command"] == ""
+    assert d["supported_vocab_size"] is None and set(d["approaches"].values()) == {None}
+    assert not any("recommendation" in w for w in d["warnings"]) and not d["marks"]
+    path = tmp_path / "sw.parquet"
+    sw.write_parquet(path)
+    assert main(["vocab-plan", "--sweep", str(path), "--model", "llama2-7b", "--json"]) == 0
+    js = json.loads(capsys.readouterr().out)
+    assert js["recommended_vocab_size"] is None and js["no_answer"]
+    assert main(["vocab-plan", "--sweep", str(path), "--model", "llama2-7b"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "recommended vocabulary none" in flat and "the recommendation" not in flat and "to train it" not in flat
+
+
+def test_what_is_not_a_sweep_is_refused(tmp_path):
+    """A compare output of unrelated tokenizers has sizes but no curve through them; two algorithms
+    in one table are two curves."""
+    en = Curve(*TAO_ABC)
+    sizes = [2000, 4000, 8000, 16000]
+    sw = _sweep_rows({"en": en}, sizes)
+    ids = ["tiktoken/cl100k_base", "hf/qwen3", "tiktoken/o200k_base", "hf/deepseek-v3"]
+    with pytest.raises(TokstatError, match="not a sweep: 4 of its tokenizers were not trained by tokstat sweep"):
+        vocab_plan(sw.with_columns(pl.Series("tokenizer", ids)), n_nv=6.5e9, d_model=4096)
+    two = sw.with_columns(pl.Series("tokenizer", [f"train/{a}-{v}" for a, v in zip(["bpe", "bpe", "unigram", "unigram"], sizes)]))
+    with pytest.raises(TokstatError, match=r"not one sweep: it holds trainings of 2 algorithms \(bpe, unigram\)"):
+        vocab_plan(two, n_nv=6.5e9, d_model=4096)
+    ok = sw.with_columns(pl.Series("tokenizer", [f"train/bpe-{v}" for v in sizes]))
+    assert vocab_plan(ok, n_nv=6.5e9, d_model=4096).recommended_vocab_size > 0
+
+
+def test_a_fit_that_explains_nothing_is_refused_and_a_flat_one_is_not():
+    sizes = [2000, 4000, 8000, 16000, 32000]
+    noisy = pl.DataFrame({"vocab_size": sizes, "language": ["en"] * 5, "tokens_per_char": [0.30, 0.21, 0.33, 0.20, 0.31],
+                          "premium": [1.0] * 5})
+    with pytest.raises(TokstatError, match=r"the curve of en explains 0% of .* \(R² -?0\.\d+ < 0\.5; the points move by 6\d%\)"):
+        vocab_plan(noisy, n_nv=6.5e9, d_model=4096)
+    flat = noisy.with_columns(pl.Series("tokens_per_char", [0.2500, 0.2503, 0.2499, 0.2502, 0.2500]))
+    assert vocab_plan(flat, n_nv=6.5e9, d_model=4096).fit["en"]["r2"] < 0.5      # barely moves: planned, not refused
 
 
 def test_the_interval_comes_from_refitting_bootstrap_replicates():

@@ -333,10 +333,28 @@ class Plan:
         s = ("≥ " if any(m.startswith("capped") for m in self.marks) else "") + f"{self.recommended_vocab_size:,}"
         if self.interval:
             s += f" (90% interval {self.interval[0]:,}–{self.interval[1]:,})"
-        return s + (f" [{'; '.join(self.marks)}]" if self.marks else "")
+        s += f" [{'; '.join(self.marks)}]" if self.marks else ""
+        sup = self.supported_vocab_size
+        if sup is not None and sup < self.recommended_vocab_size:
+            s += f" — beyond the text: it supports up to {sup:,}, the answer on it"
+        return s
+
+    @property
+    def supported_vocab_size(self) -> int | None:
+        """The answer on the text behind it: the recommendation, or the largest size the training
+        text supports where the recommendation lies beyond it (None: no answer, or not measured)."""
+        if self.no_answer or self.supported_up_to is None:
+            return None
+        return min(self.recommended_vocab_size, self.supported_up_to)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The plan as data: without an answer, every size that would read as one is null."""
+        d = asdict(self)
+        d["supported_vocab_size"] = self.supported_vocab_size
+        if self.no_answer:
+            d.update(recommended_vocab_size=None, interval=None, approaches_median=None, training_command="",
+                     approaches=dict.fromkeys(self.approaches), serving=None)
+        return d
 
 
 def round_size(v: float, multiple: int = ROUND) -> int:
@@ -387,6 +405,46 @@ def check_plan_inputs(*, n_nv: float, d_model: float, flops: float | None = None
 MIN_MERGE_COUNT = 10
 #: the plan's interval: the central share of bootstrap answers
 INTERVAL = 0.9
+
+
+#: a fit explaining less of the swept points' variance than this means nothing (unless the points
+#: barely move: see :func:`check_fits`)
+R2_MIN = 0.5
+#: points within this relative spread are flat: the size barely matters there, whatever the R²
+FLAT_SPREAD = 0.02
+
+
+def check_is_sweep(sweep: pl.DataFrame) -> None:
+    """Refuse a table that is not one training cut to several sizes (a ``compare`` output of unrelated
+    tokenizers has vocabulary sizes too, but no curve runs through them)."""
+    if "tokenizer" not in sweep.columns:
+        return
+    from .sweep import algorithm_of
+
+    algos = algorithm_of(sweep)
+    other = sorted(set(sweep.filter(algos.is_null())["tokenizer"].to_list()))
+    if other:
+        raise TokstatError(f"not a sweep: {len(other)} of its tokenizers were not trained by tokstat sweep "
+                           f"({', '.join(other[:4])}{', …' if len(other) > 4 else ''}); a vocabulary curve needs one "
+                           "training cut to several sizes", fix="pass the output of tokstat sweep --out (or run "
+                           "vocab-plan --corpus CORPUS); to compare pretrained tokenizers use compare and cost")
+    kinds = sorted(set(algos.drop_nulls().to_list()) - {"parity-bpe"})
+    if len(kinds) > 1:
+        raise TokstatError(f"not one sweep: it holds trainings of {len(kinds)} algorithms ({', '.join(kinds)})",
+                           fix="plan each algorithm's sweep separately (filter the table by tokenizer)")
+
+
+def check_fits(sweep: pl.DataFrame, curves: dict) -> None:
+    """Refuse a curve whose R² is below :data:`R2_MIN` where the swept points move by more than
+    :data:`FLAT_SPREAD`: the size it would give follows noise, not the data."""
+    for lang, c in curves.items():
+        y = sweep.filter(pl.col("language") == lang)["tokens_per_char"].drop_nulls()
+        spread = (y.max() / y.min() - 1) if y.len() and y.min() else 0.0
+        if c.r2 is not None and c.r2 < R2_MIN and spread > FLAT_SPREAD:
+            raise TokstatError(f"the curve of {lang} explains {max(c.r2, 0):.0%} of how its tokens per character move across "
+                               f"the swept sizes (R² {c.r2:.3f} < {R2_MIN}; the points move by {spread:.0%}): a size "
+                               "read off it would follow noise", fix="sweep one tokenizer training over more sizes "
+                               "(tokstat sweep --sizes 2000,4000,8000,16000,32000), or drop the language (--mix)")
 
 
 def _fit_all(sweep: pl.DataFrame, langs: list[str], column: str = "tokens_per_char",
@@ -511,6 +569,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
         if not need <= set(sweep.columns):
             raise TokstatError(f"the sweep lacks columns {sorted(need - set(sweep.columns))}",
                                fix="pass the output of tokstat sweep --out")
+        check_is_sweep(sweep)
         if "signature" in sweep.columns:
             from .parse import corpus_of
 
@@ -527,6 +586,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
                                fix=f"sweep sizes up to {max(actual):,}, e.g. --sizes "
                                    f"{','.join(str(max(actual) // 2 ** k) for k in (3, 2, 1, 0))}, or a larger corpus")
         curves = _fit_all(sweep, langs)
+        check_fits(sweep, curves)
         for lang, c in curves.items():
             fits[lang] = {"a": c.a, "b": c.b, "c": c.c, "r2": c.r2, "swept_sizes": list(c.sizes),
                           "v_floor": None if math.isinf(c.v_floor) else c.v_floor}
@@ -600,7 +660,9 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
         supported, support_note = _support(sweep)
         if supported == 0:
             no_answer = "the training text supports none of the swept sizes, so no size is given"
-        if supported is not None and rec > supported:
+            warnings = [w for w in warnings if not w.startswith("the recommendation")]
+            marks = []
+        if supported is not None and rec > supported and not no_answer:
             marks.append("above what the data supports")
             warnings.append(f"the recommendation {rec:,} is above the largest size the training text supports "
                             f"({supported:,}: {support_note}); train on more text before trusting it")
@@ -937,7 +999,9 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
             axes[0].scatter(d["vocab_size"], d["tokens_per_char"], color=line.get_color(), s=14, zorder=3)
         cost = (n_nv + grid * d_model) * c(grid)
         axes[1].plot(grid, cost / cost.min(), label=lang)
-    axes[1].axvline(plan.recommended_vocab_size, color="k", ls="--", lw=1, label=f"recommended {plan.recommended_vocab_size:,}")
+    if not plan.no_answer:                     # no answer: no size marked either
+        axes[1].axvline(plan.recommended_vocab_size, color="k", ls="--", lw=1,
+                        label=f"recommended {plan.recommended_vocab_size:,}")
     axes[0].set_ylabel("tokens per character")
     axes[1].set_ylabel("training FLOPs for the same text / least")
     axes[1].set_ylim(0.98, 1.3)

@@ -383,7 +383,7 @@ def section(sec, extras: dict, prefix: str, figs: list[Chart], v: Verdict | None
         parts.append(_charts(new))
         sk = _per_1k(sec.get("sweep_cost"))
         if sk is not None and sk.height:
-            ans = f" ({plan.recommended_vocab_size:,})" if plan is not None else ""
+            ans = f" ({plan.recommended_vocab_size:,})" if plan is not None and not plan.no_answer else ""
             parts.append(h('<h3>Cost at each swept size</h3><p class="note">Each swept size priced for the same '
                            "content; the vocabulary answer above{} weighs these tokens against the embedding over "
                            "every size, not only the swept ones.</p>", ans) + table(sk.sort("language", "vocab_size"), [

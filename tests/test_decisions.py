@@ -84,3 +84,16 @@ def test_mix_check_is_one_function():
     with pytest.raises(TokstatError, match="not in the sweep: jp, xx"):
         check_languages(Mix({"xx": 0.2, "jp": 0.8}), ["ja"], "the sweep")
     assert pl is not None
+
+
+@pytest.mark.parametrize("out,fmt", [("r.html", "md"), ("r.md", "json"), ("r.txt", None), ("r.json", "html")])
+def test_a_report_format_its_file_cannot_hold_is_refused_before_any_work(out, fmt, tmp_path, capsys):
+    from tokstat import compare
+
+    res = tmp_path / "c.parquet"
+    compare(SAMPLE, ["tiktoken:cl100k_base"], workers=1, n_boot=0).write_parquet(res)
+    argv = ["report", str(res), "--out", str(tmp_path / out)] + (["--format", fmt] if fmt else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and "internal" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.parquet"]

@@ -206,6 +206,23 @@ def test_when_fewest_tokens_and_cheapest_differ_every_output_names_both(toks, tm
     assert lead.startswith("Fewest tokens: hf/huge (") and f"Cheapest to train and serve llama2-7b: {small} (" in lead
     assert "hf/huge's vocabulary costs +" in lead and "95 % interval" in lead and len(lead.split()) <= 60
     assert "they differ because hf/huge's 600,000-entry vocabulary" in answer_of(tmp_path / "r.html").replace("They", "they")
+    # the same answers as text a lead pastes: Markdown and JSON, by suffix or by --format
+    import json
+
+    assert main(["report", str(res), str(costs), "--out", str(tmp_path / "r.md")]) in (0, None)
+    assert main(["report", str(res), str(costs), "--out", str(tmp_path / "answers.txt.json"), "--format", "json"]) in (0, None)
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert md.startswith("# tokstat report\n\ncorpus: ") and "mix: content zh 30% · en 70%" in md and "model: llama2-7b" in md
+    assert f"**{lead}**" in md and "## Which tokenizer?" in md and "95 % interval" in md and "#premium" in md
+    js = json.loads((tmp_path / "answers.txt.json").read_text(encoding="utf-8"))
+    tok = next(a for a in js["answers"] if a["key"] == "tokenizer")
+    assert tok["lead"] == lead and tok["decision"]["tokens"]["best"] == "hf/huge"
+    assert tok["decision"]["train"]["best"] == small and tok["decision"]["serve"]["best"] == small
+    assert tok["decision"]["tokens"]["runner_up_diff_low"] <= tok["decision"]["tokens"]["runner_up_diff"]
+    assert "hf/huge's 600,000-entry vocabulary" in tok["decision"]["why_they_differ"]
+    assert {a["key"] for a in js["answers"]} >= {"tokenizer", "cost", "vocab"} and js["context"]["model"] == "llama2-7b"
+    assert main(["report", str(res), "--out", str(tmp_path / "x.md"), "--png", str(tmp_path / "png")]) == 2
+    assert not (tmp_path / "x.md").exists() and not (tmp_path / "png").exists()
 
 
 def test_compare_ranks_by_tokens_and_says_how_to_ask_for_dollars(toks, tmp_path, capsys):

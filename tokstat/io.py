@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 TABLE_SUFFIXES = (".parquet", ".csv", ".json")
 #: what each kind of output must be: file suffixes (an empty tuple: a folder)
-KINDS = {"table": TABLE_SUFFIXES, "html": (".html", ".htm"), "png": (".png",), "json": (".json",), "folder": ()}
+KINDS = {"table": TABLE_SUFFIXES, "html": (".html", ".htm"), "png": (".png",), "json": (".json",), "folder": (),
+         "md": (".md", ".markdown"), "report": (".html", ".htm", ".md", ".markdown", ".json")}
 
 WRITE_FIX = "free space or choose a folder you can write to; no output was replaced"
 

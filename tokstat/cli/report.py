@@ -27,7 +27,11 @@ from .terminal import _print
 
 @command("report")
 @click.argument("results", nargs=-1)
-@click.option("--out", required=True, help="the HTML file to write")
+@click.option("--out", required=True, help="the file to write: the HTML page (.html), or its answers as Markdown "
+              "(.md) or JSON (.json)")
+@click.option("--format", "report_format", type=click.Choice(["html", "md", "json"]),
+              help="html (the page), md or json (the answers with their numbers, intervals and evidence, text a "
+                   "lead pastes into a decision document); default: from --out's suffix")
 @click.option("--png", help="also write each chart as DIR/NAME.png")
 @click.option("--title", default="tokstat report", show_default=True)
 @click.option("--corpus", "corpus_spec", help="run compare (+ sweep + cost) on this corpus first")
@@ -49,7 +53,8 @@ from .terminal import _print
 @boot_seed_option
 @max_chars_option
 @quiet_option
-def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, pretokenizer, model_name, gpu_name, train_tokens, gpus, mix,
+def report_cmd(results, out, report_format, png, title, corpus_spec, tokenizers, sweep_spec, pretokenizer, model_name,
+               gpu_name, train_tokens, gpus, mix,
                mix_unit, sample_bytes, eval_spec, pivot, seed, heldout, boot_seed, max_chars, quiet, seq_len, **kw):
     """One self-contained HTML report from RESULTS files (compare/sweep/cost --out, compare
     --segments-out), or from a fresh run on --corpus: the answers first (which tokenizer, what each
@@ -57,8 +62,14 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, pr
     from ..report import read_results, report
     from ..split import Split
 
+    from ..report import format_of
+
     model_flag, model_name = model_name, model_name or "llama2-7b"
     copts = _pop_corpus(kw)
+    kind = format_of(out, report_format)
+    if kind != "html" and png:
+        raise TokstatError("--png writes the page's charts: the md and json formats hold the answers as text",
+                           fix="drop --png, or write the html page")
     if corpus_spec:
         if results:
             raise TokstatError("pass result files or --corpus, not both", fix="drop the RESULTS arguments")
@@ -67,7 +78,7 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, pr
         from ..study import study
 
         c = load(corpus_spec, **copts)
-        check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=inputs_of(corpus_spec, c))
+        check_outputs({"--out": (out, kind), "--png": (png, "folder")}, inputs=inputs_of(corpus_spec, c))
         data = study(c, list(tokenizers), sweep=sweep_spec, model=model_name, gpu=gpu_name, train_tokens=train_tokens,
                      mix=mix, mix_unit=mix_unit, pivot=pivot, split=Split(heldout, seed), boot_seed=boot_seed,
                      progress=False if quiet else None, max_chars=max_chars, seq_len=seq_len, gpus=gpus,
@@ -79,10 +90,10 @@ def report_cmd(results, out, png, title, corpus_spec, tokenizers, sweep_spec, pr
                                "need --corpus "
                                "(result files carry their own)",
                                fix="add --corpus SPEC, or pass result files only")
-        check_outputs({"--out": (out, "html"), "--png": (png, "folder")}, inputs=list(results))
+        check_outputs({"--out": (out, kind), "--png": (png, "folder")}, inputs=list(results))
         data = read_results(list(results))
     path = report(data, out, png=png, title=title, model=None if corpus_spec else model_flag,
-                  mix=None if corpus_spec else mix, mix_unit=mix_unit)
+                  mix=None if corpus_spec else mix, mix_unit=mix_unit, fmt=kind)
     _print(f"wrote {path}" + (f" and the charts as PNG in {png}" if png else ""))
 
 

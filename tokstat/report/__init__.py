@@ -16,18 +16,35 @@ from pathlib import Path
 
 import polars as pl
 
+from ..errors import TokstatError
 from ..io import figure_bytes, write_outputs
 from .page import render
 from .read import corpus_of, kind_of, read_results, sections
 
-__all__ = ["report", "read_results", "kind_of", "render", "sections"]
+__all__ = ["report", "read_results", "kind_of", "render", "sections", "FORMATS", "format_of"]
+
+
+#: the report's formats: the page, or its answers as text a lead pastes into a decision document
+FORMATS = ("html", "md", "json")
+
+
+def format_of(out: str | os.PathLike, fmt: str | None = None) -> str:
+    """The format asked for, else the one ``out``'s suffix names (``.md``, ``.json``; else html)."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise TokstatError(f"unknown report format {fmt!r}", fix=f"use one of {', '.join(FORMATS)}")
+        return fmt
+    suf = Path(out).suffix.lower()
+    return "md" if suf in (".md", ".markdown") else "json" if suf == ".json" else "html"
 
 
 def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
            png: str | os.PathLike | None = None, title: str = "tokstat report", model: str | None = None,
-           mix=None, mix_unit: str = "content") -> Path:
+           mix=None, mix_unit: str = "content", fmt: str | None = None) -> Path:
     """Write the HTML report of ``results`` (result files, or :func:`~tokstat.study.study`'s dict)
-    to ``out``; with ``png``, every chart as ``DIR/NAME.png`` (200 dpi). Returns the HTML path.
+    to ``out``; with ``png``, every chart as ``DIR/NAME.png`` (200 dpi). Returns the written path.
+    ``fmt`` (default: from ``out``'s suffix): ``html``, or the answers alone as Markdown (``md``)
+    or JSON (``json``), each with its numbers, intervals and evidence (:mod:`tokstat.report.text`).
 
     From files, the vocabulary answer is the plan (:func:`tokstat.vocabplan.vocab_plan`) for
     ``model`` (default: the cost files' model, else ``llama2-7b``) fitted on a sweep file when one is
@@ -52,10 +69,20 @@ def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
     extras.setdefault("model", model or _model_of(tables))
     if "plan" not in extras:
         extras["plan"] = _plan(tables, extras)
-    page, figs, _ = render(tables, title, extras)
+    kind = format_of(out, fmt)
+    if kind != "html" and png is not None:
+        raise TokstatError("--png writes the page's charts: the md and json formats hold the answers as text",
+                           fix="drop --png, or write the html page")
+    page, figs, answers = render(tables, title, extras)
     try:
         # everything is rendered before the first byte is written, and the page and its PNG folder
         # are one unit: a failure leaves neither
+        if kind != "html":
+            from .text import answers_json, answers_md
+
+            body = (answers_md if kind == "md" else answers_json)(answers, title, extras, tables)
+            write_outputs({out: body.encode("utf-8")})
+            return Path(out)
         outputs: dict = {out: page.encode("utf-8")}
         if png is not None:
             outputs[png] = {f"{f.name}.png": figure_bytes(f.figure, dpi=200) for f in figs}

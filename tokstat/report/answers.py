@@ -26,6 +26,7 @@ class Answer:
     numbers: dict[str, float] = field(default_factory=dict)
     lead: Markup | None = None          # the one sentence on the first screen (≤ 40 words); None: ``html``
     chart: object | None = None         # the card's chart (a :class:`~.charts.Chart`)
+    record: dict | None = None          # the answer as data (the tokenizer card: the Decision's record)
 
 
 def words(m: Markup) -> int:
@@ -165,7 +166,8 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                 nums["dollars"] = ch.scores[best]
             if ch.diff is not None:
                 nums["runner_up_diff"] = ch.diff
-            out.append(Answer("tokenizer", Markup("Which tokenizer?"), text, f"{prefix}premium", nums, lead=lead))
+            out.append(Answer("tokenizer", Markup("Which tokenizer?"), text, f"{prefix}premium", nums, lead=lead,
+                              record=dec.record()))
         else:
             out.append(Answer("tokenizer", Markup("Which tokenizer?"),
                               Markup("None of the tokenizers compared is reliable on every language.") + left,

@@ -505,10 +505,13 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
     extras = extras or {}
     secs = sections(results)
     figs: list[Chart] = []
-    head = [h('<h1>{}</h1><p class="note">tokstat {}. Answers first; each links to its evidence below (folded: '
-              'open it, or filter its tables).</p><div class="filter"><label>Filter the tables by language or '
-              'tokenizer: <input id="filter" type="search" placeholder="e.g. zh or o200k"></label></div>',
-              title, __version__)]
+    from .text import context
+
+    ctx = context(results, extras)
+    head = [h('<h1>{}</h1><p class="context">{}</p><p class="note">tokstat {}. Answers first; each links to its '
+              'evidence below (folded: open it, or filter its tables).</p><div class="filter"><label>Filter the '
+              'tables by language or tokenizer: <input id="filter" type="search" placeholder="e.g. zh or o200k">'
+              '</label></div>', title, " · ".join(f"{k}: {v}" for k, v in ctx.items()), __version__)]
     body, all_answers = [], []
     for i, sec in enumerate(secs):
         prefix = f"s{i + 1}-" if len(secs) > 1 else ""

@@ -97,3 +97,22 @@ def test_a_report_format_its_file_cannot_hold_is_refused_before_any_work(out, fm
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--out" in err and "internal" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.parquet"]
+
+
+@pytest.mark.parametrize("gpus,fits", [(1, False), (8, True)])
+def test_the_first_screen_says_when_the_priced_training_does_not_fit(gpus, fits, tmp_path):
+    """llama2-7b's training memory does not fit one H100 (ZeRO-1, no split) and fits eight: the
+    cost card's first-screen sentence says so only in the first case, its interval labelled."""
+    import json
+
+    from tokstat import compare
+
+    res, costs = tmp_path / "c.parquet", tmp_path / "k.parquet"
+    compare(SAMPLE, ["tiktoken:cl100k_base"], workers=1, n_boot=50).write_parquet(res)
+    assert main(["cost", "--results", str(res), "--model", "llama2-7b", "--gpu", "h100-sxm", "--gpus", str(gpus),
+                 "--out", str(costs)]) in (0, None)
+    assert (pl.read_parquet(costs)["train_fits"] == "fits").all() == fits
+    assert main(["report", str(res), str(costs), "--out", str(tmp_path / "a.json")]) in (0, None)
+    lead = next(a for a in json.loads((tmp_path / "a.json").read_text())["answers"] if a["key"] == "cost")["lead"]
+    assert ("training llama2-7b does not fit 1× h100-sxm as priced" in lead) == (not fits), lead
+    assert "(95 % interval " in lead

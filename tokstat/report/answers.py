@@ -42,7 +42,8 @@ def words(m: Markup) -> int:
 
 
 def _iv(lo, hi, fmt_: str = "{:.2f}") -> str:
-    return f" [{fmt_.format(lo)}–{fmt_.format(hi)}]" if lo is not None and hi is not None else ""
+    """An interval as the first screen states it: its level always named (one level per page: 95 %)."""
+    return f" (95 % interval {fmt_.format(lo)}–{fmt_.format(hi)})" if lo is not None and hi is not None else ""
 
 
 def _mix_words(rows: dict, mix, w: dict[str, float]) -> str:
@@ -203,9 +204,14 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                                if lang != pivot and r["premium"] is not None), key=lambda x: (-x[0], x[1]))
                 p, worst_lang, wr = prem[0]
                 over = sum(1 for x in prem if x[0] > 1.5)
-                lead = h("With {}, <b>{}</b> pays most: {:.2f}×{} the {} tokens for the same content{}.", best,
+                kb = k.filter(pl.col("tokenizer") == best) if k is not None and "train_fits" in k.columns else None
+                r0 = kb.row(0, named=True) if kb is not None and kb.height and not (kb["train_fits"] == "fits").all() \
+                    else None
+                lead = h("With {}, <b>{}</b> pays most: {:.2f}×{} the {} tokens for the same content{}{}.", best,
                          worst_lang, p, _iv(wr.get("premium_ci_low"), wr.get("premium_ci_high")), pivot,
-                         h("; {} of {} languages pay over 1.5×", over, len(prem)) if len(prem) > 1 else "")
+                         h("; {} of {} languages pay over 1.5×", over, len(prem)) if len(prem) > 1 else "",
+                         h("; <b>training {} does not fit {}× {}</b> as priced", r0.get("model") or "the model",
+                           r0.get("gpus") or "?", r0.get("gpu") or "the GPU") if r0 is not None else "")
                 out.append(Answer("cost", h("What does each language cost against {}?", pivot),
                                   h("With {}, for the same content:<ul>{}</ul>", best, join("", items)),
                                   f"{prefix}cost" if cost else f"{prefix}premium", nums, lead=lead))

@@ -210,3 +210,53 @@ def test_robustness_counts_the_same_content_written_differently(tmp_path, capsys
     assert hw["changed_segments_share"] == 0.5 and hw["tokens_variant"] == len(enc.encode_ordinary("AI models")) + len(
         enc.encode_ordinary("plain text"))
     assert main(["robustness", str(tmp_path), "-t", CL]) == 0 and "to_simplified" in capsys.readouterr().out
+
+
+SHOW_PROBE = """<script>
+const spans = [...document.querySelectorAll('.tv-text .tv')];
+const r = {tokens: spans.length,
+  broken: spans.filter(s => s.getClientRects().length > 1 && s.getBoundingClientRect().width < s.parentElement.clientWidth)
+               .map(s => s.textContent),
+  gaps: spans.map(s => parseFloat(getComputedStyle(s).borderRightWidth)),
+  input: (document.querySelector('.tv-input') || {}).textContent,
+  ranked: [...document.querySelectorAll('.tv-rank tr')].slice(1).map(tr => tr.children[0].textContent),
+  overflow: document.documentElement.scrollWidth - innerWidth};
+document.body.insertAdjacentHTML('beforeend', '<pre id="probe">' + JSON.stringify(r).replace(/</g, '\\\\u003c') + '</pre>');
+</script>"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [360, 1000])
+def test_show_html_keeps_every_token_whole_and_apart_in_chromium(width, tmp_path):
+    """A long mixed text at a narrow and a wide window: every token is one box (never broken across
+    lines unless wider than its column), a white gap of 2 px after every token (two tokens on one
+    colour read as two), the input text and the tokenizers ranked by count on the page."""
+    import json
+    import re
+    import subprocess
+
+    from test_report import FLAGS, chromium
+
+    from tokstat.cli import main
+
+    exe = chromium()
+    text = ("貴。貴。" + "The premium each language pays against a pivot, measured on parallel text. " * 3
+            + "語言模型很貴。" * 4)
+    page = tmp_path / "show.html"
+    assert main(["show", text, "-t", "tiktoken:o200k_base", "-t", "tiktoken:cl100k_base", "--html", str(page)]) in (0, None)
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", SHOW_PROBE + "</body>"), encoding="utf-8")
+    dom = subprocess.run([exe, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},900",
+                          "--virtual-time-budget=3000", "--dump-dom", probed.as_uri()], capture_output=True, text=True,
+                         timeout=180)
+    found = re.findall(r'<pre id="probe">(.*?)</pre>', dom.stdout, re.S)     # the last: the script's own text comes first
+    assert found, dom.stderr[-2000:]
+    import html as _html
+
+    r = json.loads(_html.unescape(found[-1]))
+    assert r["tokens"] > 40 and r["broken"] == [] and min(r["gaps"]) >= 2 and r["overflow"] <= 0
+    assert r["input"] == text
+    import tiktoken
+
+    counts = {n: len(tiktoken.get_encoding(n).encode(text)) for n in ("o200k_base", "cl100k_base")}
+    assert r["ranked"] == [f"tiktoken/{n}" for n in sorted(counts, key=lambda n: (counts[n], n))]

@@ -120,7 +120,12 @@ VIEW_CSS = """
 .tv-head{font-size:13px;margin-bottom:4px}.tv-head b{font-size:14px}
 .tv-sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}
 .tv-text{font:15px/1.9 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
-.tv{position:relative;padding:1px 0;box-shadow:inset -1px 0 #fff;border-radius:2px;cursor:default}
+.tv{position:relative;display:inline-block;white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%;padding:1px 0;
+border-right:2px solid #fff;border-radius:2px;cursor:default}
+.tv-input{font:15px/1.6 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere;
+background:#f6f6f6;border-radius:6px;padding:4px 8px;margin:4px 0 8px}
+.tv-rank{border-collapse:collapse;font-size:13px;margin:0 0 10px}.tv-rank td,.tv-rank th{padding:2px 10px 2px 0;
+text-align:right}.tv-rank td:first-child,.tv-rank th:first-child{text-align:left}
 """ + "".join(f".k{i}{{background:{c}}}" for i, c in enumerate(PALETTE)) + """
 .tv-mk{font-style:normal;padding:0 2px}
 .tokstat-show .partial{border-bottom:2px solid #c62828;color:#a11}
@@ -234,14 +239,27 @@ def html_fragment(text: str, result: dict[str, list[Piece]], ids: bool = False, 
     return join("", parts)
 
 
+def ranking(result: dict[str, list[Piece]]) -> list[tuple[str, Summary]]:
+    """The tokenizers by their count on the text, fewest tokens first (ties by name)."""
+    return sorted(((name, summary(ps)) for name, ps in result.items()), key=lambda x: (x[1].tokens, x[0]))
+
+
 def html_page(text: str, result: dict[str, list[Piece]], ids: bool = False) -> bytes:
     """``show --html``: the view as a page of its own (UTF-8 declared, so a browser opening the file
-    reads the text as it is), one self-contained file with no script."""
-    from .markup import h
+    reads the text as it is), one self-contained file with no script: the input text, the
+    tokenizers ranked by their count, then each one's tokens — a white gap between every two
+    tokens (two tokens on one colour still read as two), a token never broken across lines unless
+    it alone is wider than its column."""
+    from .markup import h, join
 
+    rows = join("", [h("<tr><td>{}</td><td>{:,}</td><td>{}</td></tr>", name, sm.tokens,
+                       f"{sm.tokens / sm.chars:.3f}" if sm.chars else "–") for name, sm in ranking(result)])
+    head = h('<h1 style="font-size:18px">tokstat show</h1><div class="tokstat-show"><p class="tv-head">Input '
+             '({:,} characters):</p><div class="tv-input">{}</div><table class="tv-rank"><tr><th>tokenizer, fewest '
+             "tokens first</th><th>tokens</th><th>per character</th></tr>{}</table></div>", len(text), text, rows)
     return h('<!doctype html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,'
              'initial-scale=1"><title>tokstat show: {}</title><style>body{{margin:16px 24px;color:#1d1d1f}}</style>'
-             '</head><body>{}</body></html>\n', text[:60], html_fragment(text, result, ids)).encode("utf-8")
+             '</head><body>{}{}</body></html>\n', text[:60], head, html_fragment(text, result, ids)).encode("utf-8")
 
 
 def worst(segments: pl.DataFrame, *, tokenizer: str | None = None, language: str | None = None, pivot: str = "en",

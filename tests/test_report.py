@@ -586,9 +586,17 @@ def test_the_vocabulary_answer_is_reconciled_with_the_recommended_tokenizer():
     c = pl.DataFrame({"tokenizer": ["big/t", "big/t"], "language": ["en", "zh"], "tokens_per_char": [0.22, 1.05],
                       "premium": [1.0, 1.5], "vocab_size": [128000, 128000], "unk_rate": [0.0, 0.0],
                       "roundtrip_rate": [1.0, 1.0]})
-    a = vocab_answer(plan, "llama2-7b", c=c, v=verdict(c, None))
-    theirs = sum(w * {"en": 0.22, "zh": 1.05}[k] for k, w in plan.mix_chars.items())
-    ours = float(plan.curve()(plan.recommended_vocab_size))
+    v = verdict(c, None)
+    a = vocab_answer(plan, "llama2-7b", c=c, v=v)
+    # one value per quantity: the mix's character shares and the tokenizer's tokens per character
+    # are the first card's (the choice's), and the plan's curves are weighted by the same shares
+    from tokstat.vocabplan import Curve, mix_curve
+
+    w = v.weights
+    theirs = sum(x * {"en": 0.22, "zh": 1.05}[k] for k, x in w.items())
+    assert theirs == pytest.approx(v.choice.tokens["big/t"])
+    curves = {k: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for k, f in plan.fit.items()}
+    ours = float(mix_curve(curves, w)(plan.recommended_vocab_size))
     assert a.numbers["tokenizer_tpc"] == pytest.approx(theirs) and a.numbers["plan_tpc"] == pytest.approx(ours)
     text = str(a.html)
     assert "Against <b>big/t</b> (128,000 tokens)" in text

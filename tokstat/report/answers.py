@@ -364,8 +364,18 @@ def vocab_answer(plan, model: str, prefix: str = "", c: pl.DataFrame | None = No
         vt = next((r.get("vocab_size") for r in rows.values() if r.get("vocab_size")), None)
         w = {k: x for k, x in (plan.mix_chars or {}).items()}
         if vt and w and all(rows.get(k, {}).get("tokens_per_char") for k in w):
-            theirs = sum(x * rows[k]["tokens_per_char"] for k, x in w.items()) / sum(w.values())
-            ours = float(plan.curve()(plan.recommended_vocab_size))
+            if set(w) == set(v.weights) and v.best in v.choice.tokens:
+                # one value per quantity: the mix in characters and the tokenizer's tokens per
+                # character of it are the first card's; the plan's curves are weighted the same way
+                from ..vocabplan import Curve, mix_curve
+
+                w = dict(v.weights)
+                theirs = v.choice.tokens[v.best]
+                curves = {k: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for k, f in plan.fit.items()}
+                ours = float(mix_curve({k: curves[k] for k in w}, w)(plan.recommended_vocab_size))
+            else:
+                theirs = sum(x * rows[k]["tokens_per_char"] for k, x in w.items()) / sum(w.values())
+                ours = float(plan.curve()(plan.recommended_vocab_size))
             text += h(" Against <b>{}</b> ({:,} tokens), the tokenizer recommended above: on this mix it spends "
                       "{:.3f} tokens per character, a {:,}-token BPE trained on this corpus {:.3f} (held-out, fitted): "
                       "{} {:.0%} {} tokens, with an embedding table {:.1f}× {}.", v.best, int(vt), theirs,

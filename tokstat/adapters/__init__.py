@@ -85,8 +85,8 @@ def _check_found(kind: str, given: str, target: str) -> None:
         return
     dirs = [str(d) if d.is_absolute() else f"./{d}" for d in search_dirs()]
     env = os.environ.get("TOKSTAT_TOKENIZERS")
-    raise TokstatError(f"tokenizer file {given!r} not found in this folder"
-                       + (f" nor in {', '.join(dirs)}" if dirs else ""),
+    what = {"wordpiece": "vocabulary file", "spm": "SentencePiece model"}.get(kind, "tokenizer file")
+    raise TokstatError(f"{what} not found in this folder" + (f" nor in {', '.join(dirs)}" if dirs else ""), path=given,
                        fix=("check the path, or set TOKSTAT_TOKENIZERS to the folder that holds it "
                             f"(now {'unset' if not env else repr(env)})"))
 

@@ -165,42 +165,43 @@ def run_pool(worker, items: Iterable, *, workers: int):
             raise value
         return kind, k, value
 
+    def handle(m):
+        nonlocal got
+        kind, k, value = m
+        if kind == "final":
+            finals.add(k)
+        else:
+            got += 1
+        return kind, value
+
+    def pending():
+        """Every message already waiting."""
+        while (m := receive(0)) is not None:
+            yield handle(m)
+
     def put(item):
         while True:
             try:
                 inq.put(item, timeout=0.2)
                 return
             except queue.Full:
-                while (m := receive(0)) is not None:
-                    yield m
+                yield from pending()
 
     try:
         for p in procs:
             p.start()
         for item in chain(items, [None] * workers):
-            for m in put(item):
-                yield from _message(m, finals)
-                got += m[0] == "item"
+            yield from put(item)
             sent += item is not None
-            while (m := receive(0)) is not None:
-                yield from _message(m, finals)
-                got += m[0] == "item"
+            yield from pending()
         while len(finals) < workers:
             if (m := receive(0.5)) is not None:
-                yield from _message(m, finals)
-                got += m[0] == "item"
+                yield handle(m)
         if got != sent:
             raise TokstatError(f"the workers sent {got} of {sent} results back", fix="rerun with --workers 1")
         clean = True
     finally:
         _stop(procs, inq, outq, clean)
-
-
-def _message(m, finals: set[int]):
-    kind, k, value = m
-    if kind == "final":
-        finals.add(k)
-    yield kind, value
 
 
 def _stop(procs, inq, outq, clean: bool) -> None:

@@ -317,12 +317,17 @@ class Plan:
         v = self.per_language[lang]
         return f"≥ {v:,} (capped)" if lang in self.capped else f"{v:,}"
 
-    def curve(self):
-        """The curve the answer was found on: the mix of the fitted curves, or Tao et al.'s."""
-        curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in self.fit.items()}
+    def curves(self) -> dict[str, Curve]:
+        """Each language's fitted curve (none without a sweep)."""
+        return {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in self.fit.items()}
+
+    def curve(self, weights: dict[str, float] | None = None):
+        """The curve the answer was found on: the fitted curves mixed by ``weights`` (character
+        shares; default the plan's own), or Tao et al.'s."""
+        curves = self.curves()
         if not curves:
             return Curve(*TAO_ABC)
-        w = self.mix_chars or {k: 1.0 for k in curves}
+        w = weights or self.mix_chars or {k: 1.0 for k in curves}
         return mix_curve({k: curves[k] for k in w}, w)
 
     def answer_text(self) -> str:
@@ -510,7 +515,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
     the answer. ``max_premium``: the smallest swept size at which every language's premium is at
     most it. ``serve`` (``{"model": ModelConfig, "gpu": GPU, "train_chars": C, "serve_chars": S}``):
     the size minimising training + serving dollars per the cost model."""
-    from .mix import amounts_from_results, equal
+    from .mix import amounts_from_results, check_languages, equal
     from .mix import parse as parse_mix
 
     check_plan_inputs(n_nv=n_nv, d_model=d_model, flops=flops, max_premium=max_premium)
@@ -607,10 +612,7 @@ def vocab_plan(sweep: pl.DataFrame | None, *, n_nv: float, d_model: int, mix=Non
             warnings.append("no premium in the sweep (monolingual data): the mix is the held-out text's own character "
                             "shares; state yours with --mix ... --mix-unit chars")
         mixm = mixm or equal(langs)
-        missing = [k for k in mixm.shares if k not in curves]
-        if missing:
-            raise TokstatError(f"--mix names languages not in the sweep: {', '.join(sorted(missing))}",
-                               fix=f"use {', '.join(sorted(curves))}")
+        check_languages(mixm, curves, "the sweep")
         mixw = dict(mixm.shares)
         if len(mixw) > 1:
             mix_chars = mixm.shares_in("chars", amounts)
@@ -987,7 +989,7 @@ def plot_plan(plan: Plan, sweep_df: pl.DataFrame | None, path, n_nv: float, d_mo
             sweep_df = sweep_df.filter(algos == "bpe")        # the fitted curves are plain BPE's
     n = 2 + (alloc is not None) + 2 * (pof is not None)
     fig, axes = plt.subplots(1, n, figsize=(5 * n, 3.8))
-    curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in plan.fit.items()}
+    curves = plan.curves()
     if not curves:
         curves = {"Tao et al.": Curve(*TAO_ABC)}
     if plan.mix_chars and len(plan.mix_chars) > 1:

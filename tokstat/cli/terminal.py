@@ -210,12 +210,13 @@ def _print_choice(df, mix) -> None:
     criterion of :func:`tokstat.cost.choice.choose`, as the report and cost give it)."""
     import polars as pl
 
-    from ..cost.choice import choose, decide, mix_spec
+    from ..cost.choice import decide, mix_spec
 
     def mix_arg(m) -> str:
         return mix_spec(m).partition(":")[2] + ("" if m.unit == "content" else f" --mix-unit {m.unit}")
 
-    ch = choose(df, mix)
+    dec = decide(df, mix)
+    ch = dec.tokens
     chars = {lang: float(df.filter(pl.col("language") == lang)["chars"].max() or 0) for lang in ch.weights}
     total_chars = sum(chars.values())
     rows = [{"tokenizer": t, "score": s, "total": s * total_chars,
@@ -228,7 +229,7 @@ def _print_choice(df, mix) -> None:
                       ("diff", "vs best")], rows,
                   lambda r, c: visible(r[c]) if c == "tokenizer" else "–" if r[c] is None else
                   f"{r[c]:.4f}" if c == "score" else f"{r[c]:,.0f}" if c == "total" else f"{r[c]:+.1%}"))
-    for line in decide(df, mix).lines():
+    for line in dec.lines():
         _print(line)
     sizes = {int(v) for v in df.filter(pl.col("tokenizer").is_in(list(ch.scores)))["vocab_size"].drop_nulls()} \
         if "vocab_size" in df.columns else set()

@@ -141,14 +141,21 @@ def char_shares(rows: list[dict], mix: Mix | None) -> dict[str, float] | None:
         return None
 
 
-def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataFrame | None = None, *,
-           max_unk: float = MAX_UNK, question: str | None = None) -> Choice:
-    """The tokenizer for ``mix`` (a :class:`Mix`, content shares as a dict, or None: the mix the
-    ``costs`` carry, else equal content) for one ``question`` of :data:`QUESTIONS` (default:
-    ``train`` with cost rows, else ``tokens``)."""
-    question = question or ("train" if costs is not None and costs.height else "tokens")
-    if question not in QUESTIONS:
-        raise ValueError(f"question {question!r}: one of {', '.join(QUESTIONS)}")
+@dataclass
+class _Measured:
+    """What every question ranks from, measured once per results table (:func:`_measure`): per
+    reliable tokenizer its tokens per character of the mix, their bootstrap replicates and the mix
+    in the unit the cost rows hold equal."""
+    mix: Mix | None
+    source: str
+    bad: dict[str, str]
+    tokens: dict[str, float]
+    reps: dict[str, np.ndarray | None]
+    weights: dict[str, float]
+    volume_shares: dict[str, dict[str, float]]
+
+
+def _measure(results: pl.DataFrame, mix: Mix | dict | None, costs: pl.DataFrame | None, max_unk: float) -> _Measured:
     source = "given"
     if isinstance(mix, dict):
         mix = Mix(mix, "content")
@@ -182,10 +189,27 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
             reps[tok] = sum(w[lang] * b for lang, b in boot.items())
         else:
             reps[tok] = None
+    return _Measured(mix, source, bad, tokens, reps, weights, volume_shares)
+
+
+def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataFrame | None = None, *,
+           max_unk: float = MAX_UNK, question: str | None = None) -> Choice:
+    """The tokenizer for ``mix`` (a :class:`Mix`, content shares as a dict, or None: the mix the
+    ``costs`` carry, else equal content) for one ``question`` of :data:`QUESTIONS` (default:
+    ``train`` with cost rows, else ``tokens``)."""
+    question = question or ("train" if costs is not None and costs.height else "tokens")
+    return _rank(_measure(results, mix, costs, max_unk), costs, question)
+
+
+def _rank(m: _Measured, costs: pl.DataFrame | None, question: str) -> Choice:
+    """The :class:`Choice` for ``question`` from what :func:`_measure` measured."""
+    if question not in QUESTIONS:
+        raise ValueError(f"question {question!r}: one of {', '.join(QUESTIONS)}")
+    tokens, reps = m.tokens, m.reps
     criterion, unit, scores = "tokens", "tokens per character of the mix", dict(tokens)
     if costs is not None and costs.height and question != "tokens":
         col = "dollars" if question == "train" else "usd_per_request"
-        dollars = _dollars(costs, volume_shares, set(tokens), col)
+        dollars = _dollars(costs, m.volume_shares, set(tokens), col)
         if dollars and question == "serve":
             dollars = {t: v * 1000 for t, v in dollars.items()}
         if dollars:
@@ -194,8 +218,8 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
             reps = {t: (None if reps.get(t) is None else reps[t] * dollars[t] / tokens[t]) for t in dollars}
             tokens = {t: tokens[t] for t in dollars}
     order = sorted(scores, key=lambda t: (scores[t], t))
-    ch = Choice(criterion, unit, {t: scores[t] for t in order}, {t: tokens[t] for t in order}, bad, mix, source,
-                weights=weights)
+    ch = Choice(criterion, unit, {t: scores[t] for t in order}, {t: tokens[t] for t in order}, m.bad, m.mix, m.source,
+                weights=m.weights)
     q = (1 - LEVEL) / 2
     for t in order:
         r = reps.get(t)
@@ -209,7 +233,6 @@ def choose(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
             ok = np.isfinite(ra) & np.isfinite(rb) & (ra > 0)
             if ok.sum() >= 20:
                 d = rb[ok] / ra[ok] - 1
-                q = (1 - LEVEL) / 2
                 ch.diff_low, ch.diff_high = (float(x) for x in np.quantile(d, [q, 1 - q]))
     return ch
 
@@ -221,12 +244,12 @@ def _dollars(costs: pl.DataFrame, shares: dict[str, dict[str, float]], tokenizer
     equal (the same content, characters or bytes in every language's row: the mix of one volume of
     that unit)."""
     out: dict[str, float] = {}
+    if col not in costs.columns:
+        return out
     for (tok,), g in costs.group_by("tokenizer", maintain_order=True):
         if tok not in tokenizers:
             continue
         m = g.filter(pl.col("language") == "mix")
-        if col not in g.columns:
-            return {}
         by = {r["language"]: r[col] for r in g.iter_rows(named=True)}
         s = shares.get(tok) or {}
         if m.height and m[col][0] is not None:
@@ -352,12 +375,11 @@ def decide(results: pl.DataFrame, mix: Mix | dict | None = None, costs: pl.DataF
         costs = None
     if model is None and costs is not None and "model" in costs.columns and costs["model"].drop_nulls().len():
         model = str(costs["model"].drop_nulls()[0])
-    tok = choose(results, mix, costs, max_unk=max_unk, question="tokens")
+    m = _measure(results, mix, costs, max_unk)          # once: the three questions rank the same measurements
+    tok = _rank(m, costs, "tokens")
     if costs is None:
         return Decision(tok, model=model)
-    tr = choose(results, mix, costs, max_unk=max_unk, question="train")
-    sv = choose(results, mix, costs, max_unk=max_unk, question="serve")
-    return Decision(tok, tr, sv, model, costs)
+    return Decision(tok, _rank(m, costs, "train"), _rank(m, costs, "serve"), model, costs)
 
 
 __all__ = ["Choice", "Decision", "QUESTIONS", "decide", "choose", "mix_of_costs", "mix_spec", "char_shares", "replicates"]

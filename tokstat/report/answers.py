@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..cost.choice import QUESTIONS, Choice, Decision, decide
+from ..cost.choice import Choice, Decision, decide
 from ..metrics import MAX_UNK, pivot_of, unreliable  # noqa: F401 - unreliable is part of this module's API
 from ..errors import TokstatError
 from ..fmt import fmt, money
@@ -62,10 +62,15 @@ def _mix_words(rows: dict, mix, w: dict[str, float]) -> str:
 class Verdict:
     """What the answers and the evidence of one comparison share, computed once: the pivot, the
     tokenizers that lose text (with why), the ranking of the others and the mix's weights — from
-    the one choice every command makes (:func:`tokstat.cost.choice.choose`)."""
+    the answers every command gives (:func:`tokstat.cost.choice.decide`)."""
     pivot: str | None
-    choice: Choice
-    decision: Decision | None = None
+    decision: Decision
+
+    @property
+    def choice(self) -> Choice:
+        """The ranking the page is ordered by: training dollars with cost rows, else tokens."""
+        d = self.decision
+        return d.train if d.train is not None and d.train.criterion == "dollars" else d.tokens
 
     @property
     def bad(self) -> dict[str, str]:
@@ -86,42 +91,39 @@ class Verdict:
 
 
 def verdict(c: pl.DataFrame, mix, costs: pl.DataFrame | None = None) -> Verdict:
-    d = decide(c, mix, costs)
-    return Verdict(pivot_of(c), d.train if d.train is not None and d.train.criterion == "dollars" else d.tokens, d)
+    return Verdict(pivot_of(c), decide(c, mix, costs))
 
 
-def _lead(d: Decision, held: str) -> Markup:
+def _lead(d: Decision) -> Markup:
     """The first screen's sentence of "which tokenizer?": each question with its winner, grouped
     where they agree, the 95 % interval labelled, and why the winners differ (≤ 60 words)."""
+    cs = d.choices()
     groups: dict[str, list[str]] = {}
-    for q, c in d.choices().items():
+    for q, c in cs.items():
         groups.setdefault(c.best, []).append(q)
     parts = []
     for t, qs in groups.items():
-        names = [QUESTIONS[q] if q == "tokens" else QUESTIONS[q].replace("cheapest to ", "") for q in qs]
-        dollar = [q for q in qs if q != "tokens"]
-        head = ("fewest tokens" if qs[0] == "tokens" else "") + (
-            (" and " if qs[0] == "tokens" else "") + "cheapest to " + " and ".join(
-                n for n, q in zip(names, qs) if q != "tokens") + f" {d.model or 'the model'}" if dollar else "")
+        dollar = [q for q in qs if q != "tokens"]          # the verbs: "train", "serve"
+        head = " and ".join((["fewest tokens"] if "tokens" in qs else [])
+                            + ([f"cheapest to {' and '.join(dollar)} {d.model or 'the model'}"] if dollar else []))
         first = dollar[0] if dollar else "tokens"
-        c = d.choices()[first]
+        c = cs[first]
         lo, hi = c.intervals.get(t, (None, None))
         iv = ("" if lo is None else
               h(", 95 % interval {}–{}", money(lo), money(hi)) if c.criterion == "dollars" else
               h(", 95 % interval {:.3f}–{:.3f}", lo, hi))
-        num = h("{} {}{}", c.number(t), "to train" if first == "train" else c.unit.replace(" of the mix", "")
-                if first == "serve" else "tokens per character", iv)
+        what = {"train": "to train", "serve": c.unit.replace(" of the mix", "")}.get(first, "tokens per character")
         nxt = (Markup("") if c.runner_up is None else
                h("; next {} {:+.1%}{}", c.runner_up, c.diff, "" if c.meaningful is None else
                  (", meaningful" if c.meaningful else ", not meaningful")))
-        parts.append(h("{}: <b>{}</b> ({}{})", head[:1].upper() + head[1:], t, num, nxt))
+        parts.append(h("{}: <b>{}</b> ({} {}{}{})", head[:1].upper() + head[1:], t, c.number(t), what, iv, nxt))
     lead = join(". ", parts) + Markup(".")
-    if not d.agree and d.tokens.best is not None:
-        c = next(c for q, c in d.choices().items() if q != "tokens" and c.best != d.tokens.best)
-        q = next(q for q, c2 in d.choices().items() if c2 is c)
-        pa, pb = d.per_token(d.tokens.best, q), d.per_token(c.best, q)
+    a = d.tokens.best
+    q = next((q for q, c in cs.items() if q != "tokens" and c.best != a), None) if a is not None else None
+    if q is not None:
+        pa, pb = d.per_token(a, q), d.per_token(cs[q].best, q)
         if pa and pb:
-            lead += h(" {}'s vocabulary costs {:+.1%} per token.", d.tokens.best, pa / pb - 1)
+            lead += h(" {}'s vocabulary costs {:+.1%} per token.", a, pa / pb - 1)
     return lead
 
 
@@ -157,9 +159,8 @@ def answers(sec, extras: dict | None = None, prefix: str = "", v: Verdict | None
                      h("; for the same content it needs {}", join("; ", parts)) if parts else "", left)
             nums = {f"premium:{lang}": rows[lang]["premium"] for lang in rows
                     if pivot is not None and lang != pivot and rows[lang]["premium"] is not None}
-            held = "equal content" if ch.mix is None or ch.mix.unit == "content" else f"shares of {ch.mix.unit}"
-            dec = v.decision or decide(c, ch.mix, sec.get("cost"))
-            lead = _lead(dec, held)
+            dec = v.decision
+            lead = _lead(dec)
             if not dec.agree:
                 text += h(" {}", join(" ", [h("{}.", line[:1].upper() + line[1:]) for line in dec.lines()]))
             nums["score"] = ch.tokens[best]
@@ -367,12 +368,9 @@ def vocab_answer(plan, model: str, prefix: str = "", c: pl.DataFrame | None = No
             if set(w) == set(v.weights) and v.best in v.choice.tokens:
                 # one value per quantity: the mix in characters and the tokenizer's tokens per
                 # character of it are the first card's; the plan's curves are weighted the same way
-                from ..vocabplan import Curve, mix_curve
-
                 w = dict(v.weights)
                 theirs = v.choice.tokens[v.best]
-                curves = {k: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for k, f in plan.fit.items()}
-                ours = float(mix_curve({k: curves[k] for k in w}, w)(plan.recommended_vocab_size))
+                ours = float(plan.curve(w)(plan.recommended_vocab_size))
             else:
                 theirs = sum(x * rows[k]["tokens_per_char"] for k, x in w.items()) / sum(w.values())
                 ours = float(plan.curve()(plan.recommended_vocab_size))

@@ -424,7 +424,7 @@ def plan_curves(plan, sweep: pl.DataFrame | None, colours: dict | None = None, w
 
     plt = _plt()
     grid = np.geomspace(V_MIN, 512_000, 300)
-    curves = {lang: Curve(f["a"], f["b"], f["c"], f["r2"], tuple(f["swept_sizes"])) for lang, f in plan.fit.items()}
+    curves = plan.curves()
     if not curves:
         curves = {"Tao et al.": Curve(*TAO_ABC)}
     elif plan.mix_chars and len(plan.mix_chars) > 1:

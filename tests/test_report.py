@@ -198,12 +198,16 @@ def test_two_tokenizers_with_one_id_are_refused(tmp_path):
 
 
 @pytest.mark.slow
-def test_report_is_self_contained_and_deterministic(files, tmp_path):
+def test_report_is_self_contained_and_deterministic(files, tmp_path, monkeypatch):
     paths, _ = files
+    # the page's one date (under its title) is $SOURCE_DATE_EPOCH's where set: pinned, two runs on
+    # any two days are byte-identical
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796601600")
     a = report(list(paths.values()), tmp_path / "a.html")
     b = report(list(paths.values()), tmp_path / "b.html")
     assert a.read_bytes() == b.read_bytes()
     page = a.read_text()
+    assert "date: 2026-12-07" in page and page.count("2026-12-07") == 1
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)      # nothing fetched from anywhere
     assert "<link" not in page and "<script src" not in page and "@import" not in page
     assert page.count("<script") == 1                                           # the inline table sorter only

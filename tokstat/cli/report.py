@@ -66,10 +66,7 @@ def report_cmd(results, out, report_format, png, title, corpus_spec, tokenizers,
 
     model_flag, model_name = model_name, model_name or "llama2-7b"
     copts = _pop_corpus(kw)
-    kind = format_of(out, report_format)
-    if kind != "html" and png:
-        raise TokstatError("--png writes the page's charts: the md and json formats hold the answers as text",
-                           fix="drop --png, or write the html page")
+    kind = format_of(out, report_format, png)        # before any work
     if corpus_spec:
         if results:
             raise TokstatError("pass result files or --corpus, not both", fix="drop the RESULTS arguments")

@@ -28,14 +28,17 @@ __all__ = ["report", "read_results", "kind_of", "render", "sections", "FORMATS",
 FORMATS = ("html", "md", "json")
 
 
-def format_of(out: str | os.PathLike, fmt: str | None = None) -> str:
-    """The format asked for, else the one ``out``'s suffix names (``.md``, ``.json``; else html)."""
-    if fmt is not None:
-        if fmt not in FORMATS:
-            raise TokstatError(f"unknown report format {fmt!r}", fix=f"use one of {', '.join(FORMATS)}")
-        return fmt
+def format_of(out: str | os.PathLike, fmt: str | None = None, png=None) -> str:
+    """The format asked for, else the one ``out``'s suffix names (``.md``, ``.json``; else html);
+    ``--png`` (the page's charts) only with html."""
+    if fmt is not None and fmt not in FORMATS:
+        raise TokstatError(f"unknown report format {fmt!r}", fix=f"use one of {', '.join(FORMATS)}")
     suf = Path(out).suffix.lower()
-    return "md" if suf in (".md", ".markdown") else "json" if suf == ".json" else "html"
+    kind = fmt or ("md" if suf in (".md", ".markdown") else "json" if suf == ".json" else "html")
+    if kind != "html" and png:
+        raise TokstatError("--png writes the page's charts: the md and json formats hold the answers as text",
+                           fix="drop --png, or write the html page")
+    return kind
 
 
 def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
@@ -69,20 +72,19 @@ def report(results: list[str | os.PathLike] | dict, out: str | os.PathLike, *,
     extras.setdefault("model", model or _model_of(tables))
     if "plan" not in extras:
         extras["plan"] = _plan(tables, extras)
-    kind = format_of(out, fmt)
-    if kind != "html" and png is not None:
-        raise TokstatError("--png writes the page's charts: the md and json formats hold the answers as text",
-                           fix="drop --png, or write the html page")
-    page, figs, answers = render(tables, title, extras)
+    kind = format_of(out, fmt, png)
+    if kind != "html":                     # the answers alone: no page, no chart drawn
+        from .page import section_answers
+        from .text import answers_json, answers_md
+
+        answers = [a for *_, ans in section_answers(sections(tables), extras) for a in ans]
+        body = (answers_md if kind == "md" else answers_json)(answers, title, extras, tables)
+        write_outputs({out: body.encode("utf-8")})
+        return Path(out)
+    page, figs, _ = render(tables, title, extras)
     try:
         # everything is rendered before the first byte is written, and the page and its PNG folder
         # are one unit: a failure leaves neither
-        if kind != "html":
-            from .text import answers_json, answers_md
-
-            body = (answers_md if kind == "md" else answers_json)(answers, title, extras, tables)
-            write_outputs({out: body.encode("utf-8")})
-            return Path(out)
         outputs: dict = {out: page.encode("utf-8")}
         if png is not None:
             outputs[png] = {f"{f.name}.png": figure_bytes(f.figure, dpi=200) for f in figs}

@@ -498,6 +498,17 @@ def _card(a: Answer) -> Markup:
              "evidence ↓</a></div>", a.key, a.question, lead, fig, more, a.evidence)
 
 
+def section_answers(secs: list, extras: dict):
+    """Per section (corpus): ``(section, id prefix, its extras, its verdict, its answers)`` — what
+    the page lays out, and all the md/json formats need (no chart drawn)."""
+    for i, sec in enumerate(secs):
+        prefix = f"s{i + 1}-" if len(secs) > 1 else ""
+        ex = extras if len(secs) == 1 else {k: v for k, v in extras.items() if k in ("mix", "model")}
+        c = sec.get("compare")
+        v = verdict(c, ex.get("mix"), sec.get("cost")) if c is not None and c.height else None   # answers and evidence
+        yield sec, prefix, ex, v, answers(sec, ex, prefix, v)
+
+
 def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, list[Chart], list[Answer]]:
     """``(html, charts, answers)`` for ``results`` (kind -> table) and ``extras`` (plan, mix, views, …)."""
     from .read import sections
@@ -513,12 +524,8 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
               'tables by language or tokenizer: <input id="filter" type="search" placeholder="e.g. zh or o200k">'
               '</label></div>', title, " · ".join(f"{k}: {v}" for k, v in ctx.items()), __version__)]
     body, all_answers = [], []
-    for i, sec in enumerate(secs):
-        prefix = f"s{i + 1}-" if len(secs) > 1 else ""
-        ex = extras if len(secs) == 1 else {k: v for k, v in extras.items() if k in ("mix", "model")}
+    for sec, prefix, ex, v, ans in section_answers(secs, extras):
         c = sec.get("compare")
-        v = verdict(c, ex.get("mix"), sec.get("cost")) if c is not None and c.height else None   # answers and evidence
-        ans = answers(sec, ex, prefix, v)
         all_answers.extend(ans)
         block = []
         if len(secs) > 1:
@@ -555,4 +562,4 @@ def render(results: dict, title: str, extras: dict | None = None) -> tuple[str, 
     return str(page), figs, all_answers
 
 
-__all__ = ["render", "table", "section"]
+__all__ = ["render", "table", "section", "section_answers"]
